@@ -1,0 +1,27 @@
+# svc: see README.md. Targets need Go and a PostgreSQL 15+ on DATABASE_URL
+# (default postgres://postgres@127.0.0.1:5432/svc).
+
+GO      ?= go
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+
+.PHONY: build run test vet bench clean
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/svc ./cmd/svc
+
+run: build
+	./bin/svc serve
+
+vet:
+	$(GO) vet ./...
+
+# Every package gets its own database, so packages run in parallel.
+test: vet
+	$(GO) test -race -count=1 -timeout 15m ./...
+
+bench: build
+	bash test/bench/run.sh
+
+clean:
+	rm -rf bin

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"svc/eventstore"
+	"svc/migrations"
+)
+
+// config is the environment of OPERATIONS.md.
+type config struct {
+	DatabaseURL    string
+	Addr           string
+	BaseURL        string
+	TrustedProxies []netip.Prefix
+	SMTPURL        string
+	MailFrom       string
+	RedisURL       string
+	LogLevel       slog.Level
+}
+
+func env(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func loadConfig() (config, error) {
+	c := config{
+		DatabaseURL: env("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/svc?sslmode=disable"),
+		Addr:        env("SVC_ADDR", "127.0.0.1:8080"),
+		SMTPURL:     os.Getenv("SVC_SMTP_URL"),
+		MailFrom:    env("SVC_MAIL_FROM", "no-reply@svc.localhost"),
+		RedisURL:    os.Getenv("REDIS_URL"),
+	}
+	c.BaseURL = strings.TrimRight(env("SVC_BASE_URL", "http://"+c.Addr), "/")
+	for _, s := range strings.Split(os.Getenv("SVC_TRUSTED_PROXIES"), ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			a, aerr := netip.ParseAddr(s)
+			if aerr != nil {
+				return c, fmt.Errorf("SVC_TRUSTED_PROXIES: %q is not a CIDR", s)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		c.TrustedProxies = append(c.TrustedProxies, p.Masked())
+	}
+	if err := c.LogLevel.UnmarshalText([]byte(env("SVC_LOG_LEVEL", "info"))); err != nil {
+		return c, fmt.Errorf("SVC_LOG_LEVEL: %w", err)
+	}
+	return c, nil
+}
+
+func newLogger(level slog.Level) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level})).With("service", "svc", "version", version)
+}
+
+// openStore connects (creating the database if needed) and migrates.
+func openStore(ctx context.Context, c config, log *slog.Logger) (*eventstore.Store, error) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	pool, err := eventstore.Connect(ctx, c.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := migrations.Apply(ctx, pool, log); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return eventstore.New(pool), nil
+}
+
+// openPool connects without migrating, for operator commands.
+func openPool(ctx context.Context) (*pgxpool.Pool, config, error) {
+	c, err := loadConfig()
+	if err != nil {
+		return nil, c, usageErr("%v", err)
+	}
+	pool, err := eventstore.Connect(ctx, c.DatabaseURL)
+	return pool, c, err
+}

@@ -1,0 +1,206 @@
+// Package org is the organization aggregate: identity, contact email, email
+// verification and subscription tier.
+package org
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/mail"
+	"strings"
+
+	"svc/eventstore"
+)
+
+// Event types of the organization stream.
+const (
+	EventCreated       = "OrganizationCreated"
+	EventEmailVerified = "EmailVerified"
+	EventTierChanged   = "TierChanged"
+	// EventEmailReserved is the only event of an email's reservation stream;
+	// appending it to a new stream makes an email belong to one org at most.
+	EventEmailReserved = "EmailReserved"
+)
+
+// Domain errors.
+var (
+	ErrNotFound        = errors.New("organization not found")
+	ErrAlreadyVerified = errors.New("email already verified")
+	ErrNoEmail         = errors.New("organization has no email to verify")
+	ErrInvalidToken    = errors.New("invalid verification token")
+	ErrInvalidTier     = errors.New("invalid tier")
+	ErrInvalidEmail    = errors.New("invalid email address")
+	ErrDuplicateEmail  = errors.New("email already registered")
+	ErrNameTooLong     = errors.New("name longer than 200 characters")
+)
+
+// Tier is a subscription tier.
+type Tier string
+
+// Tiers, lowest first.
+const (
+	Free       Tier = "free"
+	Pro        Tier = "pro"
+	Team       Tier = "team"
+	Enterprise Tier = "enterprise"
+)
+
+// ParseTier returns the tier named s.
+func ParseTier(s string) (Tier, error) {
+	switch t := Tier(s); t {
+	case Free, Pro, Team, Enterprise:
+		return t, nil
+	}
+	return "", fmt.Errorf("%w %q (want free, pro, team or enterprise)", ErrInvalidTier, s)
+}
+
+// IsPaid reports whether t is a paid tier.
+func (t Tier) IsPaid() bool { return t != Free && t != "" }
+
+// Created is the data of OrganizationCreated.
+type Created struct {
+	OrgID       string `json:"org_id"`
+	Name        string `json:"name"`
+	Email       string `json:"email,omitempty"`
+	Tier        Tier   `json:"tier"`
+	WorkspaceID string `json:"workspace_id"`
+	// VerificationHash is the SHA-256 of the emailed verification token.
+	VerificationHash string `json:"verification_hash,omitempty"`
+	ClientIP         string `json:"client_ip,omitempty"`
+}
+
+// EmailVerified is the data of EmailVerified.
+type EmailVerified struct {
+	Email string `json:"email"`
+}
+
+// TierChanged is the data of TierChanged.
+type TierChanged struct {
+	From   Tier   `json:"from"`
+	To     Tier   `json:"to"`
+	Source string `json:"source"` // "operator", "billing", ...
+}
+
+// EmailReserved is the data of EmailReserved.
+type EmailReserved struct {
+	OrgID string `json:"org_id"`
+}
+
+// Stream is the stream id of organization id.
+func Stream(id string) string { return "org-" + id }
+
+// EmailStream is the reservation stream of an email address.
+func EmailStream(email string) string {
+	sum := sha256.Sum256([]byte(NormalizeEmail(email)))
+	return "email-" + hex.EncodeToString(sum[:])
+}
+
+// NormalizeEmail lower-cases and trims an address for comparison.
+func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
+
+// ValidateEmail checks that s is a plain address (no display name).
+func ValidateEmail(s string) error {
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Address != strings.TrimSpace(s) || a.Name != "" || len(s) > 254 {
+		return fmt.Errorf("%w: %q", ErrInvalidEmail, s)
+	}
+	return nil
+}
+
+// HashToken is how verification tokens are stored.
+func HashToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// Organization is the aggregate, rebuilt from its stream.
+type Organization struct {
+	id               string
+	name             string
+	email            string
+	emailVerified    bool
+	tier             Tier
+	workspaceID      string
+	verificationHash string
+	version          int64
+}
+
+// Load folds a stream's events; an empty stream is ErrNotFound.
+func Load(events []eventstore.Event) (*Organization, error) {
+	if len(events) == 0 {
+		return nil, ErrNotFound
+	}
+	o := &Organization{version: eventstore.NewStream}
+	for _, e := range events {
+		if err := o.apply(e); err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
+}
+
+func (o *Organization) apply(e eventstore.Event) error {
+	switch e.Type {
+	case EventCreated:
+		var d Created
+		if err := e.Decode(&d); err != nil {
+			return err
+		}
+		o.id, o.name, o.email, o.tier, o.workspaceID, o.verificationHash = d.OrgID, d.Name, d.Email, d.Tier, d.WorkspaceID, d.VerificationHash
+	case EventEmailVerified:
+		o.emailVerified = true
+	case EventTierChanged:
+		var d TierChanged
+		if err := e.Decode(&d); err != nil {
+			return err
+		}
+		o.tier = d.To
+	}
+	o.version = e.Version
+	return nil
+}
+
+// ID is the organization id.
+func (o *Organization) ID() string { return o.id }
+
+// Version is the version of the last event folded.
+func (o *Organization) Version() int64 { return o.version }
+
+// Tier is the current tier.
+func (o *Organization) Tier() Tier { return o.tier }
+
+// Email is the contact email ("" when none was given).
+func (o *Organization) Email() string { return o.email }
+
+// EmailVerified reports whether the email was verified.
+func (o *Organization) EmailVerified() bool { return o.emailVerified }
+
+// WorkspaceID is the default workspace.
+func (o *Organization) WorkspaceID() string { return o.workspaceID }
+
+// VerifyEmail checks token and decides the verification.
+func (o *Organization) VerifyEmail(token string) (EmailVerified, error) {
+	if o.email == "" || o.verificationHash == "" {
+		return EmailVerified{}, ErrNoEmail
+	}
+	if subtle.ConstantTimeCompare([]byte(HashToken(token)), []byte(o.verificationHash)) != 1 {
+		return EmailVerified{}, ErrInvalidToken
+	}
+	if o.emailVerified {
+		return EmailVerified{}, ErrAlreadyVerified
+	}
+	return EmailVerified{Email: o.email}, nil
+}
+
+// ChangeTier decides a tier change; ok is false when t is already the tier.
+func (o *Organization) ChangeTier(t Tier, source string) (change TierChanged, ok bool, err error) {
+	if _, err := ParseTier(string(t)); err != nil {
+		return TierChanged{}, false, err
+	}
+	if t == o.tier {
+		return TierChanged{}, false, nil
+	}
+	return TierChanged{From: o.tier, To: t, Source: source}, true, nil
+}

@@ -1,0 +1,350 @@
+package eventstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	sq "github.com/Masterminds/squirrel"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// DB is what the store needs from a pool or a transaction.
+type DB interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// Store appends and reads events in PostgreSQL.
+type Store struct {
+	pool *pgxpool.Pool
+
+	mu        sync.Mutex
+	listeners map[chan struct{}]struct{}
+}
+
+// New returns a store over pool. The schema comes from package migrations.
+func New(pool *pgxpool.Pool) *Store {
+	return &Store{pool: pool, listeners: map[chan struct{}]struct{}{}}
+}
+
+// Pool returns the store's connection pool.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+var psql = sq.StatementBuilder.PlaceholderFormat(sq.Dollar)
+
+// appendSQL checks the stream's version and inserts the events in one
+// statement: one round trip per stream. No row from "ins" means the expected
+// version did not match; a unique violation means another writer won the race.
+const appendSQL = `
+WITH cur AS (
+	SELECT coalesce(max(version), -1) AS v FROM events WHERE stream_id = $1
+), ins AS (
+	INSERT INTO events (event_id, stream_id, version, type, data, metadata, org_id)
+	SELECT e.id::uuid, $1, cur.v + e.ord, e.type, e.data::jsonb, e.metadata::jsonb, e.org::uuid
+	FROM cur, unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+		WITH ORDINALITY AS e(id, type, data, metadata, org, ord)
+	WHERE $2::bigint = -2 OR cur.v = $2::bigint
+	RETURNING position, transaction_id, version
+)
+SELECT cur.v, ins.position, ins.transaction_id::text, ins.version
+FROM cur LEFT JOIN ins ON true
+ORDER BY ins.version`
+
+// Append appends events to stream if its version is expected (NewStream,
+// AnyVersion or the version of its last event), in a transaction of its own,
+// and returns the position of the last event appended.
+func (s *Store) Append(ctx context.Context, stream string, expected int64, events ...NewEvent) (Position, error) {
+	pos, err := s.appendOnce(ctx, s.pool, stream, expected, events)
+	for attempt := 0; expected == AnyVersion && errors.Is(err, ErrConcurrency) && attempt < 10; attempt++ {
+		pos, err = s.appendOnce(ctx, s.pool, stream, expected, events)
+	}
+	if err == nil {
+		s.notify()
+	}
+	return pos, err
+}
+
+// AppendTx appends inside tx; the events are delivered only if tx commits.
+// Call Notify (or use Transact, which does) after the commit.
+func (s *Store) AppendTx(ctx context.Context, tx pgx.Tx, stream string, expected int64, events ...NewEvent) (Position, error) {
+	return s.appendOnce(ctx, tx, stream, expected, events)
+}
+
+func (s *Store) appendOnce(ctx context.Context, db DB, stream string, expected int64, events []NewEvent) (Position, error) {
+	if stream == "" {
+		return Position{}, errors.New("eventstore: empty stream id")
+	}
+	if len(events) == 0 {
+		return Position{}, errors.New("eventstore: nothing to append")
+	}
+	if expected < AnyVersion {
+		return Position{}, fmt.Errorf("eventstore: invalid expected version %d", expected)
+	}
+	defaults := MetadataFrom(ctx)
+	n := len(events)
+	ids, types, datas, metas := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	orgs := make([]*string, n)
+	for i, e := range events {
+		if e.Type == "" {
+			return Position{}, errors.New("eventstore: event without a type")
+		}
+		data, err := marshalData(e.Data)
+		if err != nil {
+			return Position{}, fmt.Errorf("eventstore: marshal %s: %w", e.Type, err)
+		}
+		m := e.Metadata.withDefaults(defaults)
+		meta, err := json.Marshal(m)
+		if err != nil {
+			return Position{}, fmt.Errorf("eventstore: marshal metadata: %w", err)
+		}
+		ids[i], types[i], datas[i], metas[i] = uuid.NewString(), e.Type, string(data), string(meta)
+		if m.OrgID != "" {
+			if _, err := uuid.Parse(m.OrgID); err != nil {
+				return Position{}, fmt.Errorf("eventstore: metadata org_id %q is not a UUID", m.OrgID)
+			}
+			org := m.OrgID
+			orgs[i] = &org
+		}
+	}
+	rows, err := db.Query(ctx, appendSQL, stream, expected, ids, types, datas, metas, orgs)
+	if err != nil {
+		return Position{}, fmt.Errorf("eventstore: append to %s: %w", stream, err)
+	}
+	var (
+		last    Position
+		current int64
+		count   int
+	)
+	for rows.Next() {
+		var (
+			global  *int64
+			txText  *string
+			version *int64
+		)
+		if err := rows.Scan(&current, &global, &txText, &version); err != nil {
+			rows.Close()
+			return Position{}, fmt.Errorf("eventstore: append to %s: %w", stream, err)
+		}
+		if global == nil {
+			continue
+		}
+		tx, err := strconv.ParseUint(*txText, 10, 64)
+		if err != nil {
+			rows.Close()
+			return Position{}, fmt.Errorf("eventstore: transaction id %q: %w", *txText, err)
+		}
+		last = Position{TransactionID: tx, Global: *global}
+		count++
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "events_stream_version" {
+			return Position{}, &ConflictError{Stream: stream, Expected: expected, Actual: -2}
+		}
+		return Position{}, fmt.Errorf("eventstore: append to %s: %w", stream, err)
+	}
+	if count != n {
+		return Position{}, &ConflictError{Stream: stream, Expected: expected, Actual: current}
+	}
+	return last, nil
+}
+
+func marshalData(v any) ([]byte, error) {
+	switch d := v.(type) {
+	case nil:
+		return []byte("{}"), nil
+	case json.RawMessage:
+		if !json.Valid(d) {
+			return nil, errors.New("invalid JSON")
+		}
+		return d, nil
+	case []byte:
+		if !json.Valid(d) {
+			return nil, errors.New("invalid JSON")
+		}
+		return d, nil
+	default:
+		return json.Marshal(v)
+	}
+}
+
+// Transact runs fn in a transaction and tells subscribers after it commits.
+func (s *Store) Transact(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	if err := pgx.BeginFunc(ctx, s.pool, fn); err != nil {
+		return err
+	}
+	s.notify()
+	return nil
+}
+
+const eventColumns = "position, transaction_id::text, event_id, stream_id, version, type, data, metadata, recorded_at"
+
+// Load returns the events of stream in version order (none for a missing stream).
+func (s *Store) Load(ctx context.Context, stream string) ([]Event, error) {
+	return s.LoadFrom(ctx, s.pool, stream, 0)
+}
+
+// LoadFrom returns the events of stream from version from on, read through db.
+func (s *Store) LoadFrom(ctx context.Context, db DB, stream string, from int64) ([]Event, error) {
+	rows, err := db.Query(ctx, "SELECT "+eventColumns+" FROM events WHERE stream_id = $1 AND version >= $2 ORDER BY version", stream, from)
+	if err != nil {
+		return nil, fmt.Errorf("eventstore: load %s: %w", stream, err)
+	}
+	return collect(rows)
+}
+
+// Filter narrows ReadAll.
+type Filter struct {
+	OrgID string   // only events whose metadata names this org
+	Types []string // only these event types
+	Until Position // when set, only events at or before this position
+}
+
+// ReadAll returns up to limit events after position after, in global order,
+// through db. It returns only events of transactions older than every
+// transaction still running, so no later call can find an event before the
+// last one returned.
+func (s *Store) ReadAll(ctx context.Context, db DB, after Position, limit int, f Filter) ([]Event, error) {
+	if limit <= 0 {
+		limit = 1000
+	}
+	q := psql.Select(eventColumns).From("events").
+		Where("(transaction_id, position) > (?::text::xid8, ?)", after.txText(), after.Global).
+		Where("transaction_id < pg_snapshot_xmin(pg_current_snapshot())").
+		OrderBy("transaction_id", "position").
+		Limit(uint64(limit))
+	if f.OrgID != "" {
+		q = q.Where(sq.Eq{"org_id": f.OrgID})
+	}
+	if len(f.Types) > 0 {
+		q = q.Where(sq.Eq{"type": f.Types})
+	}
+	if !f.Until.IsZero() {
+		q = q.Where("(transaction_id, position) <= (?::text::xid8, ?)", f.Until.txText(), f.Until.Global)
+	}
+	sqlText, args, err := q.ToSql()
+	if err != nil {
+		return nil, fmt.Errorf("eventstore: build read: %w", err)
+	}
+	rows, err := db.Query(ctx, sqlText, args...)
+	if err != nil {
+		return nil, fmt.Errorf("eventstore: read all: %w", err)
+	}
+	return collect(rows)
+}
+
+// PositionOf returns the global-order position of the event with the given
+// sequence position, for readers that start at an event an operator names.
+func (s *Store) PositionOf(ctx context.Context, global int64) (Position, bool, error) {
+	var txText string
+	err := s.pool.QueryRow(ctx, `SELECT transaction_id::text FROM events WHERE position = $1`, global).Scan(&txText)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Position{}, false, nil
+	}
+	if err != nil {
+		return Position{}, false, fmt.Errorf("eventstore: find position %d: %w", global, err)
+	}
+	tx, err := strconv.ParseUint(txText, 10, 64)
+	if err != nil {
+		return Position{}, false, fmt.Errorf("eventstore: transaction id %q: %w", txText, err)
+	}
+	return Position{TransactionID: tx, Global: global}, true, nil
+}
+
+// CountAfter counts the events after p that readers can see now.
+func (s *Store) CountAfter(ctx context.Context, db DB, p Position) (int64, error) {
+	var n int64
+	err := db.QueryRow(ctx, `SELECT count(*) FROM events
+		WHERE (transaction_id, position) > ($1::text::xid8, $2)
+		AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())`, p.txText(), p.Global).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("eventstore: count after %v: %w", p, err)
+	}
+	return n, nil
+}
+
+func collect(rows pgx.Rows) ([]Event, error) {
+	defer rows.Close()
+	var out []Event
+	for rows.Next() {
+		var (
+			e      Event
+			txText string
+			meta   []byte
+		)
+		if err := rows.Scan(&e.Position.Global, &txText, &e.ID, &e.StreamID, &e.Version, &e.Type, &e.Data, &meta, &e.RecordedAt); err != nil {
+			return nil, fmt.Errorf("eventstore: scan event: %w", err)
+		}
+		tx, err := strconv.ParseUint(txText, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("eventstore: transaction id %q: %w", txText, err)
+		}
+		e.Position.TransactionID = tx
+		if err := json.Unmarshal(meta, &e.Metadata); err != nil {
+			return nil, fmt.Errorf("eventstore: metadata of %s: %w", e.ID, err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("eventstore: read events: %w", err)
+	}
+	return out, nil
+}
+
+// Subscribe returns a channel that receives a signal (coalesced) after each
+// append this process commits, and a function that stops the signals.
+// Readers still poll: other processes append too.
+func (s *Store) Subscribe() (<-chan struct{}, func()) {
+	ch := make(chan struct{}, 1)
+	s.mu.Lock()
+	s.listeners[ch] = struct{}{}
+	s.mu.Unlock()
+	return ch, func() {
+		s.mu.Lock()
+		delete(s.listeners, ch)
+		s.mu.Unlock()
+	}
+}
+
+// Notify signals subscribers; call it after committing a transaction that
+// appended with AppendTx outside Transact.
+func (s *Store) Notify() { s.notify() }
+
+func (s *Store) notify() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for ch := range s.listeners {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Retry runs fn until it returns something other than a version conflict, at
+// most attempts times, with a short jittered pause between tries.
+func Retry(ctx context.Context, attempts int, fn func() error) error {
+	var err error
+	for i := 0; i < attempts; i++ {
+		if err = fn(); !errors.Is(err, ErrConcurrency) {
+			return err
+		}
+		pause := time.Duration(1+i) * time.Duration(500+jitter(1500)) * time.Microsecond
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(pause):
+		}
+	}
+	return err
+}

@@ -1,0 +1,136 @@
+package eventstore_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"svc/eventstore"
+)
+
+// TestHundredThousandEventsRoundTrip appends 100,000 events (1,000 streams of
+// 100, ten streams per transaction) and reads them back with ReadAll pages:
+// all present, in the order appended, strictly increasing positions, each
+// stream's versions 0..99 in order, data and metadata intact.
+func TestHundredThousandEventsRoundTrip(t *testing.T) {
+	if testing.Short() {
+		t.Skip("100,000 events")
+	}
+	const (
+		streams       = 1000
+		perStream     = 100
+		streamsPerTx  = 10
+		total         = streams * perStream
+		pageSize      = 5000
+		orgEveryNth   = 3
+		streamPattern = "bulk-%04d"
+	)
+	s := newStore(t)
+	ctx := testCtx(t, 120*time.Second)
+
+	type payload struct {
+		S    int            `json:"s"`
+		V    int            `json:"v"`
+		Text string         `json:"text"`
+		Nums []float64      `json:"nums"`
+		Obj  map[string]any `json:"obj"`
+	}
+	mk := func(st, v int) payload {
+		return payload{
+			S:    st,
+			V:    v,
+			Text: fmt.Sprintf("stream %d, event %d: «ünïcödé» \"quoted\" \\ tab\t", st, v),
+			Nums: []float64{float64(st), float64(v) / 4, -1e-3},
+			Obj:  map[string]any{"flag": v%2 == 0, "nil": nil},
+		}
+	}
+	orgs := []string{org1, org2}
+
+	started := time.Now()
+	for first := 0; first < streams; first += streamsPerTx {
+		err := s.Transact(ctx, func(tx pgx.Tx) error {
+			for st := first; st < first+streamsPerTx; st++ {
+				events := make([]eventstore.NewEvent, perStream)
+				for v := range events {
+					events[v] = eventstore.NewEvent{Type: fmt.Sprintf("Bulk%d", v%3), Data: mk(st, v)}
+					if st%orgEveryNth == 0 {
+						events[v].Metadata = eventstore.Metadata{OrgID: orgs[st%2], Actor: "system", RequestID: fmt.Sprintf("r-%d", st)}
+					}
+				}
+				if _, err := s.AppendTx(ctx, tx, fmt.Sprintf(streamPattern, st), eventstore.NewStream, events...); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("transaction for streams %d..: %v", first, err)
+		}
+	}
+	wrote := time.Since(started)
+
+	settle(t)
+	started = time.Now()
+	all := readAllPages(t, ctx, s, testDB.Pool, eventstore.Position{}, pageSize, eventstore.Filter{})
+	read := time.Since(started)
+	if len(all) != total {
+		t.Fatalf("read %d events, want %d", len(all), total)
+	}
+	ids := make(map[uuid.UUID]struct{}, total)
+	for i, e := range all {
+		if i > 0 && !all[i-1].Position.Less(e.Position) {
+			t.Fatalf("event %d at %+v not after %+v", i, e.Position, all[i-1].Position)
+		}
+		// Transactions committed one after another, so the global order is
+		// the order of appending.
+		st, v := i/perStream, i%perStream
+		if want := fmt.Sprintf(streamPattern, st); e.StreamID != want || e.Version != int64(v) {
+			t.Fatalf("event %d is %s v%d, want %s v%d", i, e.StreamID, e.Version, want, v)
+		}
+		if want := fmt.Sprintf("Bulk%d", v%3); e.Type != want {
+			t.Fatalf("event %d type %q, want %q", i, e.Type, want)
+		}
+		var p payload
+		if err := json.Unmarshal(e.Data, &p); err != nil {
+			t.Fatalf("event %d data %s: %v", i, e.Data, err)
+		}
+		wantP := mk(st, v)
+		if p.S != wantP.S || p.V != wantP.V || p.Text != wantP.Text || fmt.Sprint(p.Nums) != fmt.Sprint(wantP.Nums) ||
+			p.Obj["flag"] != wantP.Obj["flag"] || len(p.Obj) != 2 {
+			t.Fatalf("event %d data %+v, want %+v", i, p, wantP)
+		}
+		if st%orgEveryNth == 0 {
+			if e.Metadata.OrgID != orgs[st%2] || e.Metadata.Actor != "system" || e.Metadata.CorrelationID != fmt.Sprintf("r-%d", st) {
+				t.Fatalf("event %d metadata %+v", i, e.Metadata)
+			}
+		} else if e.Metadata != (eventstore.Metadata{}) {
+			t.Fatalf("event %d metadata %+v, want none", i, e.Metadata)
+		}
+		if _, dup := ids[e.ID]; dup {
+			t.Fatalf("event id %s repeated", e.ID)
+		}
+		ids[e.ID] = struct{}{}
+	}
+
+	// The org index serves the same events.
+	org1Events := readAllPages(t, ctx, s, testDB.Pool, eventstore.Position{}, pageSize, eventstore.Filter{OrgID: org1})
+	want := 0
+	for st := 0; st < streams; st++ {
+		if st%orgEveryNth == 0 && orgs[st%2] == org1 {
+			want += perStream
+		}
+	}
+	if len(org1Events) != want {
+		t.Errorf("org1 filter: %d events, want %d", len(org1Events), want)
+	}
+	assertStrictOrder(t, org1Events)
+	loaded, err := s.Load(ctx, fmt.Sprintf(streamPattern, 517))
+	if err != nil || len(loaded) != perStream || loaded[99].ID != all[517*perStream+99].ID {
+		t.Errorf("Load of one stream: %d events, %v", len(loaded), err)
+	}
+	t.Logf("appended %d events in %v, read them in %v", total, wrote.Round(time.Millisecond), read.Round(time.Millisecond))
+}

@@ -1,0 +1,180 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"svc/domain/apikey"
+	"svc/domain/org"
+	"svc/eventstore"
+	"svc/projections"
+)
+
+// Role is an API key's workspace role.
+type Role = apikey.Role
+
+// Rate limits of workflow routes, per organization.
+const (
+	perMinute           = 120
+	perMinuteEnterprise = 500
+)
+
+type authOptions struct {
+	code        string // error code for a missing or invalid key; "" for missing_api_key / invalid_api_key
+	floor       Role   // lowest role allowed; "" for any
+	rateLimited bool
+}
+
+func principalOf(ctx context.Context) (projections.Principal, bool) {
+	p, ok := ctx.Value(keyPrincipal).(projections.Principal)
+	return p, ok
+}
+
+func principalOrg(ctx context.Context) string {
+	p, _ := principalOf(ctx)
+	return p.OrgID
+}
+
+// authenticated resolves x-api-key (Authorization: Bearer is not read),
+// enforces the role floor and, for workflow routes, the per-org rate limit.
+func (s *Server) authenticated(o authOptions, h handlerFunc) http.Handler {
+	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		raw := r.Header.Get("x-api-key")
+		if raw == "" {
+			code := o.code
+			if code == "" {
+				code = "missing_api_key"
+			}
+			return newError(http.StatusUnauthorized, code, "Send your API key in the x-api-key header.").
+				withFix("Create a key with POST /api/keys and send it as x-api-key: svc_live_...; Authorization: Bearer is not read.")
+		}
+		p, err := s.principal(r.Context(), raw)
+		if err != nil {
+			return err
+		}
+		if p == nil {
+			code := o.code
+			if code == "" {
+				code = "invalid_api_key"
+			}
+			return newError(http.StatusUnauthorized, code, "The API key is unknown or revoked.")
+		}
+		if o.floor != "" && !p.Role.AtLeast(o.floor) {
+			return newError(http.StatusForbidden, "insufficient_permissions",
+				"This operation needs the "+string(o.floor)+" role or above; this key is "+string(p.Role)+".").
+				withDetail("required_role", string(o.floor)).withDetail("key_role", string(p.Role))
+		}
+		ctx := context.WithValue(r.Context(), keyPrincipal, *p)
+		ctx = eventstore.WithMetadata(ctx, eventstore.Metadata{OrgID: p.OrgID, Actor: "key:" + p.KeyID, RequestID: requestID(ctx)})
+		r = r.WithContext(ctx)
+		if o.rateLimited {
+			if err := s.rateLimit(w, r, *p); err != nil {
+				return err
+			}
+		}
+		return h(w, r)
+	})
+}
+
+// principal returns the key's principal, nil for an unknown or revoked key.
+func (s *Server) principal(ctx context.Context, raw string) (*projections.Principal, error) {
+	if !apikey.LooksValid(raw) {
+		return nil, nil
+	}
+	hash := apikey.Hash(raw)
+	if p, ok := s.keys.get(hash); ok {
+		return p, nil
+	}
+	p, err := projections.PrincipalByHash(ctx, s.store.Pool(), hash)
+	if errors.Is(err, projections.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if p.Revoked {
+		return nil, nil
+	}
+	s.keys.put(hash, &p)
+	return &p, nil
+}
+
+// rateLimit applies the sliding per-minute window of the principal's org. It
+// degrades open: a limiter failure lets the request through.
+func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, p projections.Principal) error {
+	limit := perMinute
+	if p.Tier == org.Enterprise {
+		limit = perMinuteEnterprise
+	}
+	d, err := s.limiter.Allow(r.Context(), "org:"+p.OrgID, limit, time.Minute)
+	if err != nil {
+		s.log.WarnContext(r.Context(), "rate limiter unavailable; letting the request through", "error", err)
+		return nil
+	}
+	w.Header().Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
+	w.Header().Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
+	if d.Allowed {
+		return nil
+	}
+	secs := retrySeconds(d.RetryAfter)
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	return newError(http.StatusTooManyRequests, "rate_limit_exceeded",
+		"Rate limit of "+strconv.Itoa(limit)+" requests per minute for this organization reached.").
+		withFix("Wait retry_after seconds before retrying.").
+		withDetail("limit", limit).withDetail("window_seconds", 60).withDetail("retry_after", secs).
+		withFlat("retry_after", secs)
+}
+
+func retrySeconds(d time.Duration) int {
+	s := int((d + time.Second - 1) / time.Second)
+	if s < 1 {
+		s = 1
+	}
+	return s
+}
+
+// keyCache keeps resolved principals briefly so that a busy key does not
+// cost a database read per request.
+type keyCache struct {
+	ttl time.Duration
+	max int
+	mu  sync.RWMutex
+	m   map[string]keyEntry
+}
+
+type keyEntry struct {
+	p       *projections.Principal
+	expires time.Time
+}
+
+func newKeyCache(ttl time.Duration, max int) *keyCache {
+	return &keyCache{ttl: ttl, max: max, m: map[string]keyEntry{}}
+}
+
+func (c *keyCache) get(hash string) (*projections.Principal, bool) {
+	c.mu.RLock()
+	e, ok := c.m[hash]
+	c.mu.RUnlock()
+	if !ok || time.Now().After(e.expires) {
+		return nil, false
+	}
+	return e.p, true
+}
+
+func (c *keyCache) put(hash string, p *projections.Principal) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= c.max {
+		now := time.Now()
+		for k, e := range c.m {
+			if now.After(e.expires) || len(c.m) >= c.max {
+				delete(c.m, k)
+			}
+		}
+	}
+	c.m[hash] = keyEntry{p: p, expires: time.Now().Add(c.ttl)}
+}

@@ -1,0 +1,149 @@
+// Package httpapi is the service's REST API: routing, middleware (request
+// ids, error envelopes, x-api-key authentication, role floors, rate limits)
+// and the handlers, which run commands and read projections.
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"svc/adapters/mail"
+	"svc/adapters/ratelimit"
+	"svc/commands"
+	"svc/eventstore"
+	"svc/projections"
+)
+
+// Config is what the API needs to know about its deployment.
+type Config struct {
+	BaseURL        string
+	TrustedProxies []netip.Prefix
+	Version        string
+	// ReadYourWrites bounds how long a command's response waits for the
+	// projections to reflect it (default 3 s).
+	ReadYourWrites time.Duration
+}
+
+// Deps are the API's collaborators.
+type Deps struct {
+	Store   *eventstore.Store
+	Runner  *projections.Runner
+	Limiter ratelimit.Limiter
+	Mail    mail.Sender
+	Log     *slog.Logger
+}
+
+// Server serves the API.
+type Server struct {
+	cfg     Config
+	store   *eventstore.Store
+	runner  *projections.Runner
+	limiter ratelimit.Limiter
+	mail    mail.Sender
+	log     *slog.Logger
+	keys    *keyCache
+	metrics *metrics
+	router  *mux.Router
+	rigor   *mux.Router
+	mailing sync.WaitGroup
+
+	createOrg   commands.Handler[commands.CreateOrganization, commands.OrganizationCreated]
+	verifyEmail commands.Handler[commands.VerifyEmail, commands.EmailVerified]
+}
+
+// New returns a server over deps.
+func New(cfg Config, d Deps) *Server {
+	if cfg.ReadYourWrites == 0 {
+		cfg.ReadYourWrites = 3 * time.Second
+	}
+	s := &Server{
+		cfg: cfg, store: d.Store, runner: d.Runner, limiter: d.Limiter, mail: d.Mail, log: d.Log,
+		keys:    newKeyCache(10*time.Second, 50_000),
+		metrics: newMetrics(),
+		createOrg: commands.WithLogging[commands.CreateOrganization, commands.OrganizationCreated](
+			commands.NewCreateOrganizationHandler(d.Store), d.Log),
+		verifyEmail: commands.WithLogging[commands.VerifyEmail, commands.EmailVerified](
+			commands.NewVerifyEmailHandler(d.Store), d.Log),
+	}
+	s.routes()
+	return s
+}
+
+func (s *Server) routes() {
+	r := mux.NewRouter()
+	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, newError(http.StatusNotFound, "not_found", "No such endpoint: "+r.Method+" "+r.URL.Path))
+	})
+	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, newError(http.StatusMethodNotAllowed, "method_not_allowed", r.Method+" is not allowed on "+r.URL.Path))
+	})
+
+	r.Handle("/api/health", s.handle(s.health)).Methods(http.MethodGet).Name("health")
+	r.Handle("/metrics", s.metrics.handler()).Methods(http.MethodGet).Name("metrics")
+
+	r.Handle("/api/keys", s.handle(s.createKey)).Methods(http.MethodPost).Name("keys.create")
+	r.Handle("/api/keys/verify", s.authenticated(authOptions{code: "unauthorized"}, s.verifyKey)).Methods(http.MethodGet).Name("keys.verify")
+	r.Handle("/api/keys/verify-email", s.handle(s.verifyEmailLink)).Methods(http.MethodGet).Name("keys.verify_email")
+
+	r.Handle("/api/billing/balance", s.authenticated(authOptions{}, s.balance)).Methods(http.MethodGet).Name("billing.balance")
+
+	// Workflow routes (spec A) share the per-org rate limit.
+	s.rigor = r.PathPrefix("/api/rigor").Subrouter()
+	s.router = r
+}
+
+// Rigor is the subrouter of /api/rigor: routes registered on it need a key and
+// count toward the organization's per-minute limit.
+func (s *Server) Rigor() *mux.Router { return s.rigor }
+
+// RigorHandle registers a rate-limited, authenticated workflow route.
+func (s *Server) RigorHandle(path, method, name string, floor Role, h handlerFunc) {
+	s.rigor.Handle(path, s.authenticated(authOptions{floor: floor, rateLimited: true}, h)).Methods(method).Name(name)
+}
+
+// Handler returns the API with its outer middleware.
+func (s *Server) Handler() http.Handler { return s.outer(s.router) }
+
+// Close waits for mail still being sent.
+func (s *Server) Close(ctx context.Context) {
+	done := make(chan struct{})
+	go func() { s.mailing.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+// handlerFunc is a handler that returns its error instead of writing it.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+func (s *Server) handle(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+}
+
+// waitFor makes a response reflect a command's events: it waits, bounded,
+// until the named projections have applied pos.
+func (s *Server) waitFor(ctx context.Context, pos eventstore.Position, names ...string) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.ReadYourWrites)
+	defer cancel()
+	if err := s.runner.Wait(ctx, pos, names...); err != nil {
+		s.log.WarnContext(ctx, "read model lagging behind a command", "error", err, "request_id", requestID(ctx))
+	}
+}
+
+func routeName(r *http.Request) string {
+	if m := mux.CurrentRoute(r); m != nil && m.GetName() != "" {
+		return m.GetName()
+	}
+	return "unmatched"
+}

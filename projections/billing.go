@@ -1,0 +1,202 @@
+package projections
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"svc/domain/credit"
+	"svc/eventstore"
+)
+
+// Billing is the read model of credit balances and per-workflow charges.
+// A batch is folded in memory first, so a rebuild writes one row per org and
+// workflow per batch rather than one per event.
+type Billing struct{}
+
+// Name implements Projection.
+func (Billing) Name() string { return "billing" }
+
+// Tables implements Projection.
+func (Billing) Tables() []Table {
+	return []Table{
+		{
+			Name: "balances",
+			DDL: `org_id uuid PRIMARY KEY,
+				balance bigint NOT NULL,
+				granted bigint NOT NULL,
+				charged bigint NOT NULL,
+				refunded bigint NOT NULL,
+				updated_at timestamptz NOT NULL`,
+		},
+		{
+			Name: "workflow_charges",
+			DDL: `org_id uuid NOT NULL,
+				workflow_id text NOT NULL,
+				charged bigint NOT NULL,
+				refunded bigint NOT NULL,
+				updated_at timestamptz NOT NULL,
+				PRIMARY KEY (org_id, workflow_id)`,
+		},
+	}
+}
+
+type balanceDelta struct {
+	granted, charged, refunded int64
+	at                         time.Time
+}
+
+type chargeKey struct{ org, workflow string }
+
+// Apply implements Projection.
+func (Billing) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []eventstore.Event) error {
+	orgs := map[string]*balanceDelta{}
+	flows := map[chargeKey]*balanceDelta{}
+	delta := func(m map[string]*balanceDelta, k string, at time.Time) *balanceDelta {
+		d := m[k]
+		if d == nil {
+			d = &balanceDelta{}
+			m[k] = d
+		}
+		d.at = at
+		return d
+	}
+	flow := func(k chargeKey, at time.Time) *balanceDelta {
+		d := flows[k]
+		if d == nil {
+			d = &balanceDelta{}
+			flows[k] = d
+		}
+		d.at = at
+		return d
+	}
+	for _, e := range events {
+		switch e.Type {
+		case credit.EventGranted:
+			var d credit.Granted
+			if err := e.Decode(&d); err != nil {
+				return err
+			}
+			delta(orgs, d.OrgID, e.RecordedAt).granted += d.Amount
+		case credit.EventCharged:
+			var d credit.Charged
+			if err := e.Decode(&d); err != nil {
+				return err
+			}
+			delta(orgs, d.OrgID, e.RecordedAt).charged += d.Amount
+			if d.WorkflowID != "" {
+				flow(chargeKey{d.OrgID, d.WorkflowID}, e.RecordedAt).charged += d.Amount
+			}
+		case credit.EventRefunded:
+			var d credit.Refunded
+			if err := e.Decode(&d); err != nil {
+				return err
+			}
+			delta(orgs, d.OrgID, e.RecordedAt).refunded += d.Amount
+			flow(chargeKey{d.OrgID, d.WorkflowID}, e.RecordedAt).refunded += d.Amount
+		}
+	}
+	if len(orgs) > 0 {
+		n := len(orgs)
+		ids, granted, charged, refunded, at := make([]string, 0, n), make([]int64, 0, n), make([]int64, 0, n), make([]int64, 0, n), make([]time.Time, 0, n)
+		for _, id := range sortedKeys(orgs) {
+			d := orgs[id]
+			ids, granted, charged, refunded, at = append(ids, id), append(granted, d.granted), append(charged, d.charged), append(refunded, d.refunded), append(at, d.at)
+		}
+		table := t.Of("balances")
+		_, err := tx.Exec(ctx, `INSERT INTO `+table+` AS b (org_id, balance, granted, charged, refunded, updated_at)
+			SELECT o::uuid, g - c + r, g, c, r, at FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::timestamptz[]) AS u(o, g, c, r, at)
+			ON CONFLICT (org_id) DO UPDATE SET
+				balance = b.balance + excluded.balance, granted = b.granted + excluded.granted,
+				charged = b.charged + excluded.charged, refunded = b.refunded + excluded.refunded,
+				updated_at = excluded.updated_at`, ids, granted, charged, refunded, at)
+		if err != nil {
+			return fmt.Errorf("apply balances: %w", err)
+		}
+	}
+	if len(flows) > 0 {
+		n := len(flows)
+		orgIDs, wfIDs, charged, refunded, at := make([]string, 0, n), make([]string, 0, n), make([]int64, 0, n), make([]int64, 0, n), make([]time.Time, 0, n)
+		keys := make([]chargeKey, 0, n)
+		for k := range flows {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool {
+			return keys[i].org < keys[j].org || keys[i].org == keys[j].org && keys[i].workflow < keys[j].workflow
+		})
+		for _, k := range keys {
+			d := flows[k]
+			orgIDs, wfIDs, charged, refunded, at = append(orgIDs, k.org), append(wfIDs, k.workflow), append(charged, d.charged), append(refunded, d.refunded), append(at, d.at)
+		}
+		table := t.Of("workflow_charges")
+		_, err := tx.Exec(ctx, `INSERT INTO `+table+` AS w (org_id, workflow_id, charged, refunded, updated_at)
+			SELECT o::uuid, wf, c, r, at FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::timestamptz[]) AS u(o, wf, c, r, at)
+			ON CONFLICT (org_id, workflow_id) DO UPDATE SET
+				charged = w.charged + excluded.charged, refunded = w.refunded + excluded.refunded, updated_at = excluded.updated_at`,
+			orgIDs, wfIDs, charged, refunded, at)
+		if err != nil {
+			return fmt.Errorf("apply workflow charges: %w", err)
+		}
+	}
+	return nil
+}
+
+// sortedKeys orders upserts so concurrent writers lock rows in one order.
+func sortedKeys(m map[string]*balanceDelta) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// BalanceRow is an org's balance as the read model has it.
+type BalanceRow struct {
+	OrgID                               string
+	Balance, Granted, Charged, Refunded int64
+}
+
+// Balance returns an org's balance; an org with no ledger event has none.
+func Balance(ctx context.Context, db eventstore.DB, orgID string) (BalanceRow, error) {
+	r := BalanceRow{OrgID: orgID}
+	err := db.QueryRow(ctx, `SELECT balance, granted, charged, refunded FROM balances WHERE org_id = $1`, orgID).
+		Scan(&r.Balance, &r.Granted, &r.Charged, &r.Refunded)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return r, ErrNotFound
+	}
+	if err != nil {
+		return r, fmt.Errorf("read balance: %w", err)
+	}
+	return r, nil
+}
+
+// WorkflowCharges returns an org's net charge per workflow.
+func WorkflowCharges(ctx context.Context, db eventstore.DB, orgID string) (map[string]int64, error) {
+	rows, err := db.Query(ctx, `SELECT workflow_id, charged - refunded FROM workflow_charges WHERE org_id = $1`, orgID)
+	if err != nil {
+		return nil, fmt.Errorf("read workflow charges: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var (
+			id  string
+			net int64
+		)
+		if err := rows.Scan(&id, &net); err != nil {
+			return nil, err
+		}
+		out[id] = net
+	}
+	return out, rows.Err()
+}
+
+// All returns every projection of the service, in the order the CLI lists them.
+func All() []Projection {
+	return []Projection{Organizations{}, Keys{}, Workspaces{}, Billing{}}
+}

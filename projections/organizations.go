@@ -1,0 +1,106 @@
+package projections
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"svc/domain/org"
+	"svc/eventstore"
+)
+
+// Organizations is the read model of organizations: tier, email, verification.
+type Organizations struct{}
+
+// Name implements Projection.
+func (Organizations) Name() string { return "organizations" }
+
+// Tables implements Projection.
+func (Organizations) Tables() []Table {
+	return []Table{{
+		Name: "organizations",
+		DDL: `org_id uuid PRIMARY KEY,
+			name text NOT NULL,
+			email text,
+			email_verified boolean NOT NULL DEFAULT false,
+			tier text NOT NULL,
+			subscription_status text NOT NULL DEFAULT 'active',
+			workspace_id uuid NOT NULL,
+			created_at timestamptz NOT NULL,
+			updated_at timestamptz NOT NULL`,
+		Indexes: []string{`CREATE INDEX {{table}}_email ON {{table}} (lower(email))`},
+	}}
+}
+
+// Apply implements Projection.
+func (Organizations) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []eventstore.Event) error {
+	table := t.Of("organizations")
+	b := &pgx.Batch{}
+	for _, e := range events {
+		switch e.Type {
+		case org.EventCreated:
+			var d org.Created
+			if err := e.Decode(&d); err != nil {
+				return err
+			}
+			b.Queue(`INSERT INTO `+table+` (org_id, name, email, tier, workspace_id, created_at, updated_at)
+				VALUES ($1, $2, nullif($3, ''), $4, $5, $6, $6)`, d.OrgID, d.Name, d.Email, d.Tier, d.WorkspaceID, e.RecordedAt)
+		case org.EventEmailVerified:
+			b.Queue(`UPDATE `+table+` SET email_verified = true, updated_at = $2 WHERE org_id = $1`, e.Metadata.OrgID, e.RecordedAt)
+		case org.EventTierChanged:
+			var d org.TierChanged
+			if err := e.Decode(&d); err != nil {
+				return err
+			}
+			b.Queue(`UPDATE `+table+` SET tier = $2, updated_at = $3 WHERE org_id = $1`, e.Metadata.OrgID, d.To, e.RecordedAt)
+		}
+	}
+	return sendBatch(ctx, tx, b)
+}
+
+func sendBatch(ctx context.Context, tx pgx.Tx, b *pgx.Batch) error {
+	if b.Len() == 0 {
+		return nil
+	}
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("apply batch: %w", err)
+	}
+	return nil
+}
+
+// OrgRow is one organization as the read model has it.
+type OrgRow struct {
+	OrgID         string
+	Name          string
+	Email         string
+	EmailVerified bool
+	Tier          org.Tier
+	Status        string
+	WorkspaceID   string
+	CreatedAt     time.Time
+}
+
+// ErrNotFound means a read model has no such row.
+var ErrNotFound = errors.New("not found")
+
+// Organization returns one organization.
+func Organization(ctx context.Context, db eventstore.DB, orgID string) (OrgRow, error) {
+	var r OrgRow
+	var email *string
+	err := db.QueryRow(ctx, `SELECT org_id::text, name, email, email_verified, tier, subscription_status, workspace_id::text, created_at
+		FROM organizations WHERE org_id = $1`, orgID).
+		Scan(&r.OrgID, &r.Name, &email, &r.EmailVerified, &r.Tier, &r.Status, &r.WorkspaceID, &r.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return OrgRow{}, ErrNotFound
+	}
+	if err != nil {
+		return OrgRow{}, fmt.Errorf("read organization: %w", err)
+	}
+	if email != nil {
+		r.Email = *email
+	}
+	return r, nil
+}

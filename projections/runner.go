@@ -1,0 +1,267 @@
+package projections
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"svc/eventstore"
+)
+
+// Runner keeps projections up to date with the event log.
+type Runner struct {
+	store       *eventstore.Store
+	log         *slog.Logger
+	projections []Projection
+	batch       int
+	poll        time.Duration
+
+	mu      sync.Mutex
+	reached map[string]eventstore.Position
+	changed chan struct{} // closed and replaced whenever a checkpoint moves
+}
+
+// Option configures a Runner.
+type Option func(*Runner)
+
+// WithBatch sets how many events one transaction applies (default 1,000).
+func WithBatch(n int) Option { return func(r *Runner) { r.batch = n } }
+
+// WithPoll sets how often a runner looks for events appended by other
+// processes (default 200 ms); appends of its own process wake it at once.
+func WithPoll(d time.Duration) Option { return func(r *Runner) { r.poll = d } }
+
+// NewRunner returns a runner for projections over store.
+func NewRunner(store *eventstore.Store, log *slog.Logger, projections []Projection, opts ...Option) *Runner {
+	r := &Runner{store: store, log: log, projections: projections, batch: 1000, poll: 200 * time.Millisecond,
+		reached: map[string]eventstore.Position{}, changed: make(chan struct{})}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+// Projections returns the runner's projections.
+func (r *Runner) Projections() []Projection { return r.projections }
+
+// Find returns the projection called name.
+func (r *Runner) Find(name string) (Projection, bool) {
+	for _, p := range r.projections {
+		if p.Name() == name {
+			return p, true
+		}
+	}
+	return nil, false
+}
+
+// Setup creates the first generation of every projection that has none.
+func (r *Runner) Setup(ctx context.Context) error {
+	for _, p := range r.projections {
+		err := pgx.BeginFunc(ctx, r.store.Pool(), func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", lockID(p.Name())); err != nil {
+				return err
+			}
+			var exists bool
+			if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM projection_checkpoints WHERE name = $1 AND active)", p.Name()).Scan(&exists); err != nil {
+				return err
+			}
+			if exists {
+				return nil
+			}
+			if err := createTables(ctx, tx, p, 1); err != nil {
+				return err
+			}
+			if err := pointViews(ctx, tx, p, 1); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, "INSERT INTO projection_checkpoints (name, generation, active) VALUES ($1, 1, true)", p.Name())
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("set up projection %s: %w", p.Name(), err)
+		}
+	}
+	return nil
+}
+
+func lockID(name string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte("projection:" + name))
+	return int64(h.Sum64() & 0x7fffffffffffffff)
+}
+
+// Run applies events to every projection until ctx ends.
+func (r *Runner) Run(ctx context.Context) error {
+	signal, stop := r.store.Subscribe()
+	defer stop()
+	wake := make([]chan struct{}, len(r.projections))
+	var wg sync.WaitGroup
+	for i, p := range r.projections {
+		wake[i] = make(chan struct{}, 1)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.follow(ctx, p, wake[i])
+		}()
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			wg.Wait()
+			return nil
+		case <-signal:
+			for _, w := range wake {
+				select {
+				case w <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}
+}
+
+func (r *Runner) follow(ctx context.Context, p Projection, wake <-chan struct{}) {
+	ticker := time.NewTicker(r.poll)
+	defer ticker.Stop()
+	backoff := r.poll
+	for {
+		n, err := r.Step(ctx, p)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			r.log.Error("projection step failed", "projection", p.Name(), "error", err)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(backoff):
+			}
+			backoff = min(backoff*2, 10*time.Second)
+			continue
+		case n > 0:
+			backoff = r.poll
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-wake:
+		case <-ticker.C:
+		}
+	}
+}
+
+// Step applies one batch to the active generation of p and returns how many
+// events it applied (0 when there were none, or another runner holds p).
+func (r *Runner) Step(ctx context.Context, p Projection) (int, error) {
+	var (
+		n   int
+		cp  Checkpoint
+		err error
+	)
+	err = pgx.BeginFunc(ctx, r.store.Pool(), func(tx pgx.Tx) error {
+		var ok bool
+		cp, ok, err = lockCheckpoint(ctx, tx, p.Name(), 0, true)
+		if err != nil || !ok {
+			return err
+		}
+		n, cp, err = r.applyBatch(ctx, tx, p, cp)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("projection %s: %w", p.Name(), err)
+	}
+	if n > 0 {
+		r.moved(p.Name(), cp.Position)
+	}
+	return n, nil
+}
+
+// applyBatch reads the events after cp, applies them to cp's generation and
+// saves the new checkpoint, all in tx.
+func (r *Runner) applyBatch(ctx context.Context, tx pgx.Tx, p Projection, cp Checkpoint) (int, Checkpoint, error) {
+	events, err := r.store.ReadAll(ctx, tx, cp.Position, r.batch, eventstore.Filter{})
+	if err != nil || len(events) == 0 {
+		return 0, cp, err
+	}
+	if err := p.Apply(ctx, tx, Tables{generation: cp.Generation}, events); err != nil {
+		return 0, cp, err
+	}
+	cp.Position = events[len(events)-1].Position
+	if err := saveCheckpoint(ctx, tx, cp, len(events)); err != nil {
+		return 0, cp, err
+	}
+	return len(events), cp, nil
+}
+
+// CatchUp steps p until no event is left.
+func (r *Runner) CatchUp(ctx context.Context, p Projection) error {
+	for {
+		n, err := r.Step(ctx, p)
+		if err != nil || n == 0 {
+			return err
+		}
+	}
+}
+
+func (r *Runner) moved(name string, pos eventstore.Position) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if prev := r.reached[name]; pos.Reached(prev) {
+		r.reached[name] = pos
+	}
+	close(r.changed)
+	r.changed = make(chan struct{})
+}
+
+// ErrWaitTimeout means a projection did not reach a position in time.
+var ErrWaitTimeout = errors.New("projection did not catch up in time")
+
+// Wait blocks until each named projection (every one when none is named) has
+// applied the event at pos, or ctx ends. Commands use it so that an HTTP
+// response reflects the command's own events.
+func (r *Runner) Wait(ctx context.Context, pos eventstore.Position, names ...string) error {
+	if pos.IsZero() {
+		return nil
+	}
+	if len(names) == 0 {
+		for _, p := range r.projections {
+			names = append(names, p.Name())
+		}
+	}
+	poll := time.NewTicker(25 * time.Millisecond)
+	defer poll.Stop()
+	for {
+		r.mu.Lock()
+		pending := names[:0:0]
+		for _, n := range names {
+			if !r.reached[n].Reached(pos) {
+				pending = append(pending, n)
+			}
+		}
+		changed := r.changed
+		r.mu.Unlock()
+		if len(pending) == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w: %v", ErrWaitTimeout, pending)
+		case <-changed:
+		case <-poll.C:
+			// another process may run the projection: read its checkpoint
+			for _, n := range pending {
+				cp, err := ActiveCheckpoint(ctx, r.store.Pool(), n)
+				if err == nil && cp.Position.Reached(pos) {
+					r.moved(n, cp.Position)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,49 @@
+package projections
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"svc/domain/workspace"
+	"svc/eventstore"
+)
+
+// Workspaces is the read model of workspaces.
+type Workspaces struct{}
+
+// Name implements Projection.
+func (Workspaces) Name() string { return "workspaces" }
+
+// Tables implements Projection.
+func (Workspaces) Tables() []Table {
+	return []Table{{
+		Name: "workspaces",
+		DDL: `id uuid PRIMARY KEY,
+			org_id uuid NOT NULL,
+			name text NOT NULL,
+			slug text NOT NULL,
+			is_default boolean NOT NULL,
+			created_at timestamptz NOT NULL,
+			archived_at timestamptz`,
+		Indexes: []string{`CREATE INDEX {{table}}_org ON {{table}} (org_id, created_at)`},
+	}}
+}
+
+// Apply implements Projection.
+func (Workspaces) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []eventstore.Event) error {
+	table := t.Of("workspaces")
+	b := &pgx.Batch{}
+	for _, e := range events {
+		if e.Type != workspace.EventCreated {
+			continue
+		}
+		var d workspace.Created
+		if err := e.Decode(&d); err != nil {
+			return err
+		}
+		b.Queue(`INSERT INTO `+table+` (id, org_id, name, slug, is_default, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+			d.WorkspaceID, d.OrgID, d.Name, d.Slug, d.IsDefault, e.RecordedAt)
+	}
+	return sendBatch(ctx, tx, b)
+}
