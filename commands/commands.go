@@ -13,8 +13,10 @@ import (
 	"svc/eventstore"
 )
 
-// attempts bounds the retries of a command that lost a version race.
-const attempts = 12
+// attempts bounds the retries of a command that lost a version race. A hot
+// credit ledger (many steps of one org charging at once) is the contended
+// case; each retry waits a little longer, with jitter.
+const attempts = 32
 
 // Handler handles one kind of command.
 type Handler[C any, R any] interface {

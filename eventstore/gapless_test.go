@@ -20,7 +20,6 @@ import (
 // checkpointReader reads the log the way projections do: ReadAll after its
 // checkpoint, moving the checkpoint to the last event returned.
 type checkpointReader struct {
-	t     *testing.T
 	s     *eventstore.Store
 	db    eventstore.DB
 	after eventstore.Position
@@ -50,11 +49,11 @@ func (r *checkpointReader) poll(ctx context.Context) ([]eventstore.Event, error)
 	}
 }
 
-func (r *checkpointReader) mustPoll(ctx context.Context) []eventstore.Event {
-	r.t.Helper()
+func (r *checkpointReader) mustPoll(t *testing.T, ctx context.Context) []eventstore.Event {
+	t.Helper()
 	got, err := r.poll(ctx)
 	if err != nil {
-		r.t.Fatal(err)
+		t.Fatal(err)
 	}
 	return got
 }
@@ -86,13 +85,13 @@ func TestReaderNeverSkipsLateCommits(t *testing.T) {
 	pool := widePool(t, 10)
 	s := eventstore.New(pool)
 	ctx := testCtx(t, 60*time.Second)
-	r := &checkpointReader{t: t, s: s, db: pool, page: 10}
+	r := &checkpointReader{s: s, db: pool, page: 10}
 
 	if _, err := s.Append(ctx, "seed", eventstore.NewStream, ev("Seed", nil)); err != nil {
 		t.Fatal(err)
 	}
 	settle(t)
-	if got := r.mustPoll(ctx); len(got) != 1 || got[0].Type != "Seed" {
+	if got := r.mustPoll(t, ctx); len(got) != 1 || got[0].Type != "Seed" {
 		t.Fatalf("first read: %v", types(got))
 	}
 
@@ -114,7 +113,7 @@ func TestReaderNeverSkipsLateCommits(t *testing.T) {
 			t.Fatalf("B not committed: %d events, %v", len(evs), err)
 		}
 		// ...but a reader must not get it while A, older, may still commit.
-		if got := r.mustPoll(ctx); len(got) != 0 {
+		if got := r.mustPoll(t, ctx); len(got) != 0 {
 			t.Fatalf("read %v while an older transaction was open; its event would be skipped", types(got))
 		}
 		if n, err := s.CountAfter(ctx, pool, r.after); err != nil || n != 0 {
@@ -127,7 +126,7 @@ func TestReaderNeverSkipsLateCommits(t *testing.T) {
 		if n, err := s.CountAfter(ctx, pool, r.after); err != nil || n != 2 {
 			t.Fatalf("CountAfter = %d, %v after commit; want 2", n, err)
 		}
-		got := r.mustPoll(ctx)
+		got := r.mustPoll(t, ctx)
 		if fmt.Sprint(types(got)) != "[A B]" {
 			t.Fatalf("after A committed read %v, want [A B]", types(got))
 		}
@@ -147,7 +146,7 @@ func TestReaderNeverSkipsLateCommits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := r.mustPoll(ctx); len(got) != 0 {
+		if got := r.mustPoll(t, ctx); len(got) != 0 {
 			t.Fatalf("read %v while an older transaction was open", types(got))
 		}
 		posA, err := s.AppendTx(ctx, txA, "a", 0, ev("A2", nil))
@@ -157,14 +156,14 @@ func TestReaderNeverSkipsLateCommits(t *testing.T) {
 		if posA.Global <= posB.Global || !posA.Less(posB) {
 			t.Fatalf("A2 at %+v, B2 at %+v: want A2 later in sequence, earlier in transaction order", posA, posB)
 		}
-		if got := r.mustPoll(ctx); len(got) != 0 {
+		if got := r.mustPoll(t, ctx); len(got) != 0 {
 			t.Fatalf("read %v while an older transaction was open", types(got))
 		}
 		if err := txA.Commit(ctx); err != nil {
 			t.Fatal(err)
 		}
 		settle(t)
-		if got := r.mustPoll(ctx); fmt.Sprint(types(got)) != "[A2 B2]" {
+		if got := r.mustPoll(t, ctx); fmt.Sprint(types(got)) != "[A2 B2]" {
 			t.Fatalf("read %v, want [A2 B2]", types(got))
 		}
 	})
@@ -177,14 +176,14 @@ func TestReaderNeverSkipsLateCommits(t *testing.T) {
 		if _, err := s.Append(ctx, "d", eventstore.NewStream, ev("D", nil)); err != nil {
 			t.Fatal(err)
 		}
-		if got := r.mustPoll(ctx); len(got) != 0 {
+		if got := r.mustPoll(t, ctx); len(got) != 0 {
 			t.Fatalf("read %v while an older transaction was open", types(got))
 		}
 		if err := txC.Rollback(ctx); err != nil {
 			t.Fatal(err)
 		}
 		settle(t)
-		if got := r.mustPoll(ctx); fmt.Sprint(types(got)) != "[D]" {
+		if got := r.mustPoll(t, ctx); fmt.Sprint(types(got)) != "[D]" {
 			t.Fatalf("after rollback read %v, want [D]", types(got))
 		}
 		// A rolled back Transact neither stores nor blocks.
@@ -202,7 +201,7 @@ func TestReaderNeverSkipsLateCommits(t *testing.T) {
 			t.Fatal(err)
 		}
 		settle(t)
-		if got := r.mustPoll(ctx); fmt.Sprint(types(got)) != "[D2]" {
+		if got := r.mustPoll(t, ctx); fmt.Sprint(types(got)) != "[D2]" {
 			t.Fatalf("read %v, want [D2]", types(got))
 		}
 		if evs, _ := s.Load(ctx, "c"); len(evs) != 0 {
@@ -231,10 +230,10 @@ func TestReaderNeverSkipsLateCommits(t *testing.T) {
 			} else if err := txs[i].Commit(ctx); err != nil {
 				t.Fatal(err)
 			}
-			got = append(got, r.mustPoll(ctx)...)
+			got = append(got, r.mustPoll(t, ctx)...)
 		}
 		settle(t)
-		got = append(got, r.mustPoll(ctx)...)
+		got = append(got, r.mustPoll(t, ctx)...)
 		if fmt.Sprint(types(got)) != "[I0 I1 I2 I3]" {
 			t.Fatalf("read %v, want [I0 I1 I2 I3]", types(got))
 		}
@@ -363,7 +362,7 @@ func TestReaderStress(t *testing.T) {
 		}(w)
 	}
 
-	r := &checkpointReader{t: t, s: s, db: pool, page: 7}
+	r := &checkpointReader{s: s, db: pool, page: 7}
 	readerErr := make(chan error, 1)
 	go func() {
 		for {

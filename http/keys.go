@@ -6,7 +6,9 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"svc/adapters/mail"
 	"svc/commands"
@@ -54,7 +56,11 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request) error {
 	}
 	if body.Name != nil {
 		cmd.Name = *body.Name
+		if utf8.RuneCountInString(strings.TrimSpace(cmd.Name)) > 200 {
+			return errInvalidField("name", "at most 200 characters")
+		}
 	}
+	// Only a well-formed request takes one of the IP's signup slots.
 	if err := s.allowSignup(r.Context()); err != nil {
 		return err
 	}

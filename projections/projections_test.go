@@ -1,0 +1,337 @@
+package projections_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"svc/commands"
+	"svc/domain/credit"
+	"svc/eventstore"
+	"svc/projections"
+	"svc/test/pgtest"
+)
+
+var (
+	db    *pgtest.DB
+	store *eventstore.Store
+	quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+)
+
+func TestMain(m *testing.M) {
+	pgtest.Main(m, "projections", func(d *pgtest.DB) {
+		db = d
+		store = eventstore.New(d.Pool)
+	})
+}
+
+func newRunner(t *testing.T, ps []projections.Projection, opts ...projections.Option) *projections.Runner {
+	t.Helper()
+	r := projections.NewRunner(store, quiet, ps, opts...)
+	if err := r.Setup(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func catchUp(t *testing.T, r *projections.Runner) {
+	t.Helper()
+	for _, p := range r.Projections() {
+		if err := r.CatchUp(context.Background(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// populate signs up orgs and charges, grants and refunds on them.
+func populate(t *testing.T, orgs int) []string {
+	t.Helper()
+	ctx := context.Background()
+	var ids []string
+	for i := 0; i < orgs; i++ {
+		res, err := commands.NewCreateOrganizationHandler(store).Handle(ctx, commands.CreateOrganization{Email: fmt.Sprintf("o%d-%d@example.com", i, time.Now().UnixNano())})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, res.OrgID)
+		for s := 0; s < 3; s++ {
+			if _, err := commands.NewChargeCreditsHandler(store).Handle(ctx, commands.ChargeCredits{Charge: credit.Charged{OrgID: res.OrgID, Amount: int64(100 + s), Reason: "step", WorkflowID: fmt.Sprintf("wr_%d", s%2)}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := commands.NewRefundCreditsHandler(store).Handle(ctx, commands.RefundCredits{OrgID: res.OrgID, WorkflowID: "wr_0", Amount: 50, Reason: "failed"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := commands.NewVerifyEmailHandler(store).Handle(ctx, commands.VerifyEmail{Token: res.VerificationToken}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ids
+}
+
+// dump reads every row of every table of the projections through their views.
+func dump(t *testing.T, ps []projections.Projection) map[string][]map[string]any {
+	t.Helper()
+	out := map[string][]map[string]any{}
+	for _, p := range ps {
+		for _, tb := range p.Tables() {
+			rows, err := db.Pool.Query(context.Background(), "SELECT * FROM "+pgx.Identifier{tb.Name}.Sanitize()+" ORDER BY 1, 2")
+			if err != nil {
+				t.Fatal(err)
+			}
+			maps, err := pgx.CollectRows(rows, pgx.RowToMap)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[tb.Name] = maps
+		}
+	}
+	return out
+}
+
+func TestRebuildEqualsLive(t *testing.T) {
+	db.Reset(t)
+	ps := projections.All()
+	r := newRunner(t, ps)
+	orgs := populate(t, 6)
+	catchUp(t, r)
+	live := dump(t, ps)
+	if len(live["balances"]) != 6 || len(live["api_keys"]) != 6 || len(live["organizations"]) != 6 || len(live["workspaces"]) != 6 {
+		t.Fatalf("live model sizes: %d balances, %d keys", len(live["balances"]), len(live["api_keys"]))
+	}
+	b, err := projections.Balance(context.Background(), db.Pool, orgs[0])
+	if err != nil || b.Balance != 5000-303+50 || b.Refunded != 50 {
+		t.Fatalf("balance %+v %v", b, err)
+	}
+	var done, total int64
+	for _, p := range ps {
+		n, err := projections.NewRunner(store, quiet, ps, projections.WithBatch(7)).Rebuild(context.Background(), p, func(d, tot int64) { done, total = d, tot })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != total || done != total || n == 0 {
+			t.Fatalf("%s: applied %d, progress %d/%d", p.Name(), n, done, total)
+		}
+	}
+	if rebuilt := dump(t, ps); !reflect.DeepEqual(live, rebuilt) {
+		t.Fatalf("rebuilt model differs from the live one:\nlive    %v\nrebuilt %v", live, rebuilt)
+	}
+	cps, err := projections.Checkpoints(context.Background(), db.Pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cps {
+		if c.Generation != 2 || !c.Active {
+			t.Fatalf("after rebuild: %+v", c)
+		}
+	}
+	var leftovers int
+	db.Pool.QueryRow(context.Background(), "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'rm\\_%\\_g1'").Scan(&leftovers)
+	if leftovers != 0 {
+		t.Fatalf("%d tables of the old generation left", leftovers)
+	}
+	for _, id := range orgs {
+		rep, err := projections.ReplayBilling(context.Background(), store, id)
+		if err != nil || len(rep.Differences) != 0 || rep.Log.Balance != 4747 || rep.Workflows != 2 {
+			t.Fatalf("replay %+v %v", rep, err)
+		}
+	}
+}
+
+func TestReplayBillingFindsDifferences(t *testing.T) {
+	db.Reset(t)
+	r := newRunner(t, projections.All())
+	orgs := populate(t, 1)
+	catchUp(t, r)
+	if _, err := db.Pool.Exec(context.Background(), "UPDATE rm_balances_g1 SET balance = balance + 7 WHERE org_id = $1", orgs[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Pool.Exec(context.Background(), "UPDATE rm_workflow_charges_g1 SET charged = charged - 1 WHERE org_id = $1 AND workflow_id = 'wr_1'", orgs[0]); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := projections.ReplayBilling(context.Background(), store, orgs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Differences) != 2 {
+		t.Fatalf("differences %v, want the balance and wr_1", rep.Differences)
+	}
+}
+
+// TestReplayIgnoresProjectionLag: events past the checkpoint are no difference.
+func TestReplayIgnoresProjectionLag(t *testing.T) {
+	db.Reset(t)
+	r := newRunner(t, projections.All())
+	orgs := populate(t, 1)
+	catchUp(t, r)
+	if _, err := commands.NewGrantCreditsHandler(store).Handle(context.Background(), commands.GrantCredits{OrgID: orgs[0], Amount: 10, Reason: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := projections.ReplayBilling(context.Background(), store, orgs[0])
+	if err != nil || len(rep.Differences) != 0 {
+		t.Fatalf("replay with lag: %+v %v", rep, err)
+	}
+}
+
+// flaky counts events per type and fails once on a chosen event, after
+// having written part of the batch.
+type flaky struct {
+	failOn atomic.Value // event id to fail on once
+}
+
+func (*flaky) Name() string { return "flaky" }
+func (*flaky) Tables() []projections.Table {
+	return []projections.Table{{Name: "flaky_counts", DDL: "type text PRIMARY KEY, n bigint NOT NULL"}}
+}
+func (f *flaky) Apply(ctx context.Context, tx pgx.Tx, t projections.Tables, events []eventstore.Event) error {
+	for _, e := range events {
+		if _, err := tx.Exec(ctx, "INSERT INTO "+t.Of("flaky_counts")+" (type, n) VALUES ($1, 1) ON CONFLICT (type) DO UPDATE SET n = "+t.Of("flaky_counts")+".n + 1", e.Type); err != nil {
+			return err
+		}
+		if id, _ := f.failOn.Load().(string); id == e.ID.String() {
+			f.failOn.Store("")
+			return errors.New("injected failure")
+		}
+	}
+	return nil
+}
+
+func counts(t *testing.T) map[string]int64 {
+	rows, err := db.Pool.Query(context.Background(), "SELECT type, n FROM flaky_counts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int64{}
+	for rows.Next() {
+		var k string
+		var n int64
+		rows.Scan(&k, &n)
+		out[k] = n
+	}
+	return out
+}
+
+// TestFailedBatchNeitherAppliesNorAdvances: a failure mid-batch rolls back the
+// rows and the checkpoint together; the retry applies each event once.
+func TestFailedBatchNeitherAppliesNorAdvances(t *testing.T) {
+	db.Reset(t)
+	f := &flaky{}
+	r := newRunner(t, []projections.Projection{f}, projections.WithBatch(100))
+	ctx := context.Background()
+	for i := 0; i < 10; i++ {
+		if _, err := store.Append(ctx, fmt.Sprintf("s-%d", i), eventstore.NewStream, eventstore.NewEvent{Type: "A"}, eventstore.NewEvent{Type: "B"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	events, _ := store.ReadAll(ctx, db.Pool, eventstore.Position{}, 100, eventstore.Filter{})
+	f.failOn.Store(events[13].ID.String())
+	if _, err := r.Step(ctx, f); err == nil {
+		t.Fatal("injected failure not reported")
+	}
+	if c := counts(t); len(c) != 0 {
+		t.Fatalf("failed batch left rows: %v", c)
+	}
+	if cp, _ := projections.ActiveCheckpoint(ctx, db.Pool, "flaky"); !cp.Position.IsZero() {
+		t.Fatalf("failed batch moved the checkpoint to %+v", cp.Position)
+	}
+	catchUp(t, r)
+	if c := counts(t); c["A"] != 10 || c["B"] != 10 {
+		t.Fatalf("after retry: %v, want 10 and 10", c)
+	}
+}
+
+// TestRunnersAndRebuildUnderLoad: two live runners (two processes) and a
+// rebuild race while events are appended; every event is applied once.
+func TestRunnersAndRebuildUnderLoad(t *testing.T) {
+	db.Reset(t)
+	ps := []projections.Projection{projections.Billing{}}
+	r1 := newRunner(t, ps, projections.WithPoll(5*time.Millisecond), projections.WithBatch(10))
+	r2 := projections.NewRunner(store, quiet, ps, projections.WithPoll(5*time.Millisecond), projections.WithBatch(10))
+	orgs := populate(t, 3)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for _, r := range []*projections.Runner{r1, r2} {
+		wg.Add(1)
+		go func() { defer wg.Done(); r.Run(ctx) }()
+	}
+	var appender sync.WaitGroup
+	appender.Add(1)
+	go func() {
+		defer appender.Done()
+		for i := 0; i < 60; i++ {
+			_, err := commands.NewGrantCreditsHandler(store).Handle(context.Background(), commands.GrantCredits{OrgID: orgs[i%3], Amount: 1, Reason: "load"})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	for i := 0; i < 2; i++ {
+		if _, err := projections.NewRunner(store, quiet, ps, projections.WithBatch(5)).Rebuild(context.Background(), ps[0], nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appender.Wait()
+	// wait for the runners to reach the log's end, then stop them
+	last, _ := store.ReadAll(context.Background(), db.Pool, eventstore.Position{}, 100000, eventstore.Filter{})
+	wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)
+	err := r1.Wait(wctx, last[len(last)-1].Position, "billing")
+	wcancel()
+	cancel()
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range orgs {
+		rep, err := projections.ReplayBilling(context.Background(), store, id)
+		if err != nil || len(rep.Differences) != 0 || rep.Log.Balance != 4747+20 {
+			t.Fatalf("org %s: %+v %v", id, rep, err)
+		}
+	}
+}
+
+func TestWait(t *testing.T) {
+	db.Reset(t)
+	ps := []projections.Projection{projections.Billing{}}
+	r := newRunner(t, ps)
+	pos, err := store.Append(context.Background(), "x-1", eventstore.NewStream, eventstore.NewEvent{Type: "X"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if err := r.Wait(ctx, pos, "billing"); !errors.Is(err, projections.ErrWaitTimeout) {
+		t.Fatalf("wait without a runner: %v", err)
+	}
+	rctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	stopped := make(chan struct{})
+	go func() { r.Run(rctx); close(stopped) }()
+	wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer wcancel()
+	if err := r.Wait(wctx, pos, "billing"); err != nil {
+		t.Fatalf("wait with a runner: %v", err)
+	}
+	// a second runner (another process) catching up is seen through the database
+	pos2, _ := store.Append(context.Background(), "x-2", eventstore.NewStream, eventstore.NewEvent{Type: "X"})
+	other := projections.NewRunner(store, quiet, ps)
+	stop()
+	<-stopped
+	if err := other.CatchUp(context.Background(), ps[0]); err != nil {
+		t.Fatal(err)
+	}
+	w2, c2 := context.WithTimeout(context.Background(), 30*time.Second)
+	defer c2()
+	if err := projections.NewRunner(store, quiet, ps).Wait(w2, pos2, "billing"); err != nil {
+		t.Fatalf("wait on another process's checkpoint: %v", err)
+	}
+}
