@@ -416,3 +416,88 @@ func TestRequestIDsAreDistinct(t *testing.T) {
 		seen[res.RequestID] = true
 	}
 }
+
+// concurrently runs n copies of r and returns the answers.
+func concurrently(t *testing.T, s *server, n int, mk func(i int) req) []*response {
+	t.Helper()
+	out := make([]*response, n)
+	errs := make([]error, n)
+	start := make(chan struct{})
+	done := make(chan struct{})
+	for i := 0; i < n; i++ {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			<-start
+			out[i], errs[i] = s.try(mk(i))
+		}()
+	}
+	close(start)
+	for i := 0; i < n; i++ {
+		<-done
+	}
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+	}
+	return out
+}
+
+func statusCounts(res []*response) map[int]int {
+	m := map[int]int{}
+	for _, r := range res {
+		m[r.Status]++
+	}
+	return m
+}
+
+// Races that a check-then-act implementation would lose.
+func TestConcurrency(t *testing.T) {
+	t.Parallel()
+	s := sharedServer(t)
+	t.Run("same email at once", func(t *testing.T) {
+		email := uniqueEmail("race")
+		res := concurrently(t, s, 8, func(int) req {
+			return req{Method: http.MethodPost, Path: "/api/keys", XFF: nextIP(), Body: map[string]any{"email": email}}
+		})
+		if c := statusCounts(res); c[http.StatusCreated] != 1 || c[http.StatusConflict] != 7 {
+			t.Fatalf("8 concurrent signups with one email: statuses %v, want one 201 and seven 409", c)
+		}
+		for _, r := range res {
+			checkCommon(t, req{Method: http.MethodPost, Path: "/api/keys"}, r)
+			if r.Status == http.StatusConflict {
+				wantError(t, r, http.StatusConflict, "duplicate_email")
+			}
+		}
+	})
+	t.Run("signups from one IP at once", func(t *testing.T) {
+		ip := nextIP()
+		res := concurrently(t, s, 8, func(int) req {
+			return req{Method: http.MethodPost, Path: "/api/keys", XFF: ip}
+		})
+		if c := statusCounts(res); c[http.StatusCreated] != 3 || c[http.StatusTooManyRequests] != 5 {
+			t.Fatalf("8 concurrent signups from one IP: statuses %v, want three 201 and five 429", c)
+		}
+	})
+	t.Run("one verification link opened at once", func(t *testing.T) {
+		email := uniqueEmail("race-verify")
+		a := s.signup(t, map[string]any{"email": email})
+		u, err := url.Parse(s.verificationLink(t, email))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := concurrently(t, s, 6, func(int) req { return req{Path: u.RequestURI()} })
+		var granted int64
+		for _, r := range res {
+			checkCommon(t, req{Path: "/api/keys/verify-email"}, r)
+			wantStatus(t, r, http.StatusOK)
+			granted += integer(t, r.Body, "credits_granted")
+		}
+		if granted != 2500 {
+			t.Errorf("6 concurrent verifications granted %d credits in total, want 2500", granted)
+		}
+		if got := s.balance(t, a.Key); got != 5000 {
+			t.Errorf("balance %d, want 5000", got)
+		}
+	})
+}
