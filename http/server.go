@@ -86,6 +86,7 @@ func (s *Server) routes() {
 
 	r.Handle("/api/health", s.handle(s.health)).Methods(http.MethodGet).Name("health")
 	r.Handle("/metrics", s.metrics.handler()).Methods(http.MethodGet).Name("metrics")
+	r.Handle("/docs", s.handle(s.docs)).Methods(http.MethodGet).Name("docs")
 
 	r.Handle("/api/keys", s.handle(s.createKey)).Methods(http.MethodPost).Name("keys.create")
 	r.Handle("/api/keys/verify", s.authenticated(authOptions{code: "unauthorized"}, s.verifyKey)).Methods(http.MethodGet).Name("keys.verify")

@@ -277,6 +277,10 @@ func TestEnvelopeAndRequestIDs(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("metrics: %d", resp.StatusCode)
 	}
+	resp, body = f.do(t, "GET", "/docs", "")
+	if eps, _ := body["endpoints"].([]any); resp.StatusCode != 200 || len(eps) < 5 {
+		t.Fatalf("docs: %d %v", resp.StatusCode, body)
+	}
 	for _, c := range []struct {
 		body, code string
 		status     int
