@@ -63,9 +63,15 @@ ORDER BY ins.version`
 // AnyVersion or the version of its last event), in a transaction of its own,
 // and returns the position of the last event appended.
 func (s *Store) Append(ctx context.Context, stream string, expected int64, events ...NewEvent) (Position, error) {
-	pos, err := s.appendOnce(ctx, s.pool, stream, expected, events)
-	for attempt := 0; expected == AnyVersion && errors.Is(err, ErrConcurrency) && attempt < 10; attempt++ {
+	var pos Position
+	once := func() (err error) {
 		pos, err = s.appendOnce(ctx, s.pool, stream, expected, events)
+		return err
+	}
+	err := once()
+	if expected == AnyVersion && errors.Is(err, ErrConcurrency) {
+		// two writers read the same last version: try again, as promised
+		err = Retry(ctx, 32, once)
 	}
 	if err == nil {
 		s.notify()

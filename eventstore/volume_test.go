@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,9 +16,10 @@ import (
 )
 
 // TestHundredThousandEventsRoundTrip appends 100,000 events (1,000 streams of
-// 100, ten streams per transaction) and reads them back with ReadAll pages:
-// all present, in the order appended, strictly increasing positions, each
-// stream's versions 0..99 in order, data and metadata intact.
+// 100, ten streams per transaction, four writers at once) and reads them back
+// with ReadAll pages: all present, once, strictly increasing positions, each
+// transaction's events contiguous and in the order appended, each stream's
+// versions 0..99 in order, data and metadata intact.
 func TestHundredThousandEventsRoundTrip(t *testing.T) {
 	if testing.Short() {
 		t.Skip("100,000 events")
@@ -29,6 +32,7 @@ func TestHundredThousandEventsRoundTrip(t *testing.T) {
 		pageSize      = 5000
 		orgEveryNth   = 3
 		streamPattern = "bulk-%04d"
+		writers       = 4
 	)
 	s := newStore(t)
 	ctx := testCtx(t, 120*time.Second)
@@ -60,26 +64,47 @@ func TestHundredThousandEventsRoundTrip(t *testing.T) {
 	orgs := []string{org1, org2}
 	typeNames := []string{"Bulk0", "Bulk1", "Bulk2"}
 
-	started := time.Now()
+	// Four writers commit the batches concurrently.
+	store := eventstore.New(widePool(t, writers))
+	batches := make(chan int, streams/streamsPerTx)
 	for first := 0; first < streams; first += streamsPerTx {
-		err := s.Transact(ctx, func(tx pgx.Tx) error {
-			for st := first; st < first+streamsPerTx; st++ {
-				events := make([]eventstore.NewEvent, perStream)
-				for v := range events {
-					events[v] = eventstore.NewEvent{Type: typeNames[v%3], Data: mk(st, v)}
-					if st%orgEveryNth == 0 {
-						events[v].Metadata = eventstore.Metadata{OrgID: orgs[st%2], Actor: "system", RequestID: "r-" + strconv.Itoa(st)}
+		batches <- first
+	}
+	close(batches)
+	started := time.Now()
+	errs := make(chan error, writers)
+	var wg sync.WaitGroup
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for first := range batches {
+				err := store.Transact(ctx, func(tx pgx.Tx) error {
+					for st := first; st < first+streamsPerTx; st++ {
+						events := make([]eventstore.NewEvent, perStream)
+						for v := range events {
+							events[v] = eventstore.NewEvent{Type: typeNames[v%3], Data: mk(st, v)}
+							if st%orgEveryNth == 0 {
+								events[v].Metadata = eventstore.Metadata{OrgID: orgs[st%2], Actor: "system", RequestID: "r-" + strconv.Itoa(st)}
+							}
+						}
+						if _, err := store.AppendTx(ctx, tx, names[st], eventstore.NewStream, events...); err != nil {
+							return err
+						}
 					}
-				}
-				if _, err := s.AppendTx(ctx, tx, names[st], eventstore.NewStream, events...); err != nil {
-					return err
+					return nil
+				})
+				if err != nil {
+					errs <- fmt.Errorf("transaction for streams %d..: %w", first, err)
+					return
 				}
 			}
-			return nil
-		})
-		if err != nil {
-			t.Fatalf("transaction for streams %d..: %v", first, err)
-		}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
 	}
 	wrote := time.Since(started)
 
@@ -91,13 +116,31 @@ func TestHundredThousandEventsRoundTrip(t *testing.T) {
 		t.Fatalf("read %d events, want %d", len(all), total)
 	}
 	ids := make(map[uuid.UUID]struct{}, total)
+	var (
+		seenBatch   = map[int]bool{}
+		firstStream int
+		batchTx     uint64
+	)
 	for i, e := range all {
 		if i > 0 && !all[i-1].Position.Less(e.Position) {
 			t.Fatalf("event %d at %+v not after %+v", i, e.Position, all[i-1].Position)
 		}
-		// Transactions committed one after another, so the global order is
-		// the order of appending.
-		st, v := i/perStream, i%perStream
+		// Each transaction's events are contiguous in the global order and
+		// in the order appended: its ten streams, each at versions 0..99.
+		if i%(streamsPerTx*perStream) == 0 {
+			var err error
+			if firstStream, err = strconv.Atoi(strings.TrimPrefix(e.StreamID, "bulk-")); err != nil || firstStream%streamsPerTx != 0 {
+				t.Fatalf("event %d: transaction starts with stream %s", i, e.StreamID)
+			}
+			if seenBatch[firstStream] {
+				t.Fatalf("event %d: streams %d.. read twice", i, firstStream)
+			}
+			seenBatch[firstStream] = true
+			batchTx = e.Position.TransactionID
+		} else if e.Position.TransactionID != batchTx {
+			t.Fatalf("event %d: transaction %d inside the run of transaction %d", i, e.Position.TransactionID, batchTx)
+		}
+		st, v := firstStream+(i%(streamsPerTx*perStream))/perStream, i%perStream
 		if e.StreamID != names[st] || e.Version != int64(v) {
 			t.Fatalf("event %d is %s v%d, want %s v%d", i, e.StreamID, e.Version, names[st], v)
 		}
@@ -140,8 +183,18 @@ func TestHundredThousandEventsRoundTrip(t *testing.T) {
 	}
 	assertStrictOrder(t, org1Events)
 	loaded, err := s.Load(ctx, names[517])
-	if err != nil || len(loaded) != perStream || loaded[99].ID != all[517*perStream+99].ID {
+	if err != nil || len(loaded) != perStream || loaded[99].ID != byStream(all, names[517])[99].ID {
 		t.Errorf("Load of one stream: %d events, %v", len(loaded), err)
 	}
 	t.Logf("appended %d events in %v, read them in %v", total, wrote.Round(time.Millisecond), read.Round(time.Millisecond))
+}
+
+func byStream(events []eventstore.Event, stream string) []eventstore.Event {
+	var out []eventstore.Event
+	for _, e := range events {
+		if e.StreamID == stream {
+			out = append(out, e)
+		}
+	}
+	return out
 }

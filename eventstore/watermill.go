@@ -175,7 +175,7 @@ func (a SchemaAdapter) SubscribeIsolationLevel() stdsql.IsolationLevel {
 
 // NewSubscriber returns a watermill subscriber of Topic for consumerGroup: it
 // polls the events table every 100ms (when idle) and keeps the group's offset
-// in the watermill_offsets_events table, which it creates if needed. Each
+// in the watermill_offsets_events table (created by migration 0003). Each
 // group receives every committed event once, in global order, provided it
 // acknowledges each message.
 func NewSubscriber(pool *pgxpool.Pool, consumerGroup string, logger watermill.LoggerAdapter) (*wsql.Subscriber, error) {
@@ -190,6 +190,6 @@ func NewSubscriber(pool *pgxpool.Pool, consumerGroup string, logger watermill.Lo
 		OffsetsAdapter: wsql.DefaultPostgreSQLOffsetsAdapter{
 			GenerateMessagesOffsetsTableName: func(string) string { return offsetsTable },
 		},
-		InitializeSchema: true,
+		InitializeSchema: false,
 	}, logger)
 }

@@ -88,21 +88,35 @@ func TestOperatorCLI(t *testing.T) {
 			failures []string
 			answers  atomic.Int64
 		)
+		// more events, so that the rebuild takes a while: 40 more orgs
+		seeded := concurrently(t, s, 40, func(int) req {
+			return req{Method: http.MethodPost, Path: "/api/keys", XFF: nextIP()}
+		})
+		type probe struct {
+			key  string
+			want int64
+		}
+		probes := []probe{{a.Key, want}}
+		for _, r := range seeded {
+			wantStatus(t, r, http.StatusCreated)
+			probes = append(probes, probe{str(t, r.Body, "key"), 2500})
+		}
 		for w := 0; w < 3; w++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				for !stop.Load() {
-					res, err := s.try(req{Path: "/api/billing/balance", Key: a.Key})
+				for i := w; !stop.Load(); i++ {
+					p := probes[i%len(probes)]
+					res, err := s.try(req{Path: "/api/billing/balance", Key: p.key})
 					answers.Add(1)
 					var msg string
 					switch {
 					case err != nil:
 						msg = err.Error()
 					case res.Status != http.StatusOK:
-						msg = fmt.Sprintf("status %d: %s", res.Status, res.Raw)
-					case fmt.Sprint(res.Body["balance"]) != fmt.Sprint(want):
-						msg = fmt.Sprintf("balance %v, want %d", res.Body["balance"], want)
+						msg = fmt.Sprintf("%s key %s…: status %d: %s", time.Now().UTC().Format("15:04:05.000000"), p.key[:16], res.Status, res.Raw)
+					case fmt.Sprint(res.Body["balance"]) != fmt.Sprint(p.want):
+						msg = fmt.Sprintf("%s key %s…: balance %v, want %d", time.Now().UTC().Format("15:04:05.000000"), p.key[:16], res.Body["balance"], p.want)
 					}
 					if msg != "" {
 						mu.Lock()
@@ -142,7 +156,7 @@ func TestOperatorCLI(t *testing.T) {
 		for _, f := range failures {
 			t.Errorf("balance during rebuild: %s", f)
 		}
-		t.Logf("%d balance answers during the rebuild", answers.Load())
+		t.Logf("%d balance answers during the rebuild:\n%s", answers.Load(), out.Stdout)
 		if signup.err != nil {
 			t.Fatalf("signup during the rebuild: %v", signup.err)
 		}

@@ -180,6 +180,7 @@ func launch(env map[string]string) (*server, error) {
 func (s *server) stop() error {
 	s.stopOnce.Do(func() {
 		defer dropDB(s.dbURL)
+		defer s.keepLog()
 		select {
 		case <-s.exited:
 			s.stopErr = fmt.Errorf("svc serve had already exited (%v)", s.waitErr)
@@ -202,6 +203,18 @@ func (s *server) stop() error {
 		}
 	})
 	return s.stopErr
+}
+
+// keepLog writes the server's log to $BLACKBOX_LOG_DIR/<database>.log when
+// that variable names a directory (for diagnosing failures).
+func (s *server) keepLog() {
+	dir := os.Getenv("BLACKBOX_LOG_DIR")
+	if dir == "" {
+		return
+	}
+	name := s.dbURL[strings.LastIndex(s.dbURL, "/")+1:]
+	name, _, _ = strings.Cut(name, "?")
+	_ = os.WriteFile(filepath.Join(dir, name+".log"), []byte(s.stderr.String()), 0o644)
 }
 
 // startServer starts a server for one test; it is stopped (and must exit 0)
