@@ -16,9 +16,12 @@ run: build
 vet:
 	$(GO) vet ./...
 
-# Every package gets its own database, so packages run in parallel.
+# Every package gets its own database, so packages run in parallel. The
+# event store's tests hold transactions open on purpose (late commits), and
+# the snapshot xmin they hold back is server-wide, so they run first, alone.
 test: vet
-	$(GO) test -race -count=1 -timeout 15m ./...
+	$(GO) test -race -count=1 -timeout 10m ./eventstore
+	$(GO) test -race -count=1 -timeout 15m $$($(GO) list ./... | grep -v '/eventstore$$')
 
 bench: build
 	bash test/bench/run.sh

@@ -28,11 +28,13 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 	var product any = "ok"
 	if cacheErr != nil {
 		status = "degraded"
-		services["cache"] = check{Status: "degraded", Error: cacheErr.Error()}
+		services["cache"] = check{Status: "degraded", Error: "cache unreachable; rate limits degrade open"}
+		s.log.WarnContext(ctx, "health: cache check failed", "error", cacheErr)
 	}
 	if dbErr != nil {
 		status, code = "down", http.StatusServiceUnavailable
-		services["database"] = check{Status: "down", Error: dbErr.Error()}
+		services["database"] = check{Status: "down", Error: "database unreachable"}
+		s.log.ErrorContext(ctx, "health: database check failed", "error", dbErr)
 		product = check{Status: "down", Error: "database unavailable"}
 	}
 	products := map[string]any{}

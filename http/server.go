@@ -6,8 +6,10 @@ package httpapi
 import (
 	"context"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/netip"
+	"strings"
 	"sync"
 	"time"
 
@@ -81,11 +83,14 @@ func (s *Server) routes() {
 		s.writeError(w, r, newError(http.StatusNotFound, "not_found", "No such endpoint: "+r.Method+" "+r.URL.Path))
 	})
 	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.writeError(w, r, newError(http.StatusMethodNotAllowed, "method_not_allowed", r.Method+" is not allowed on "+r.URL.Path))
+		allowed := s.allowedMethods(r)
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		s.writeError(w, r, newError(http.StatusMethodNotAllowed, "method_not_allowed",
+			r.Method+" is not allowed on "+r.URL.Path+"; use "+strings.Join(allowed, " or ")+"."))
 	})
 
 	r.Handle("/api/health", s.handle(s.health)).Methods(http.MethodGet).Name("health")
-	r.Handle("/metrics", s.metrics.handler()).Methods(http.MethodGet).Name("metrics")
+	r.Handle("/metrics", s.internalOnly(s.metrics.handler())).Methods(http.MethodGet).Name("metrics")
 	r.Handle("/docs", s.handle(s.docs)).Methods(http.MethodGet).Name("docs")
 
 	r.Handle("/api/keys", s.handle(s.createKey)).Methods(http.MethodPost).Name("keys.create")
@@ -140,6 +145,35 @@ func (s *Server) waitFor(ctx context.Context, pos eventstore.Position, names ...
 	if err := s.runner.Wait(ctx, pos, names...); err != nil {
 		s.log.WarnContext(ctx, "read model lagging behind a command", "error", err, "request_id", requestID(ctx))
 	}
+}
+
+// allowedMethods lists the methods some route accepts for r's path.
+func (s *Server) allowedMethods(r *http.Request) []string {
+	var out []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		var match mux.RouteMatch
+		if s.router.Match(probe, &match) && match.MatchErr == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// internalOnly serves h to loopback peers and trusted proxies only; others
+// get 404, as if the route did not exist. The peer address is used, never
+// X-Forwarded-For.
+func (s *Server) internalOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host, _, err := net.SplitHostPort(r.RemoteAddr)
+		peer, perr := netip.ParseAddr(host)
+		if err != nil || perr != nil || !(peer.Unmap().IsLoopback() || s.trusted(peer)) {
+			s.router.NotFoundHandler.ServeHTTP(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 func routeName(r *http.Request) string {

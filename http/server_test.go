@@ -304,3 +304,22 @@ func TestEnvelopeAndRequestIDs(t *testing.T) {
 		}
 	}
 }
+
+func TestMethodNotAllowedAndInternalMetrics(t *testing.T) {
+	f := newFixture(t, nil, nil)
+	f.start(t)
+	resp, body := f.do(t, "DELETE", "/api/keys", "")
+	if resp.StatusCode != 405 || errCode(body) != "method_not_allowed" || resp.Header.Get("Allow") != "POST" {
+		t.Fatalf("DELETE /api/keys: %d %v Allow %q", resp.StatusCode, body, resp.Header.Get("Allow"))
+	}
+	for peer, want := range map[string]int{"127.0.0.1:4000": 200, "10.2.3.4:4000": 200, "203.0.113.7:4000": 404} {
+		r := httptest.NewRequest("GET", "/metrics", nil)
+		r.RemoteAddr = peer
+		r.Header.Set("X-Forwarded-For", "127.0.0.1")
+		w := httptest.NewRecorder()
+		f.srv.Handler().ServeHTTP(w, r)
+		if w.Code != want {
+			t.Errorf("metrics from %s: %d, want %d", peer, w.Code, want)
+		}
+	}
+}

@@ -45,7 +45,7 @@ func cliCommands() []command {
 		{"events tail", "print events as JSON lines in global order", runEventsTail},
 		{"credits grant", "append an operator credit grant", runCreditsGrant},
 		{"org set-tier", "append a manual tier change", runOrgSetTier},
-		{"version", "print the version", func(context.Context, []string) error { fmt.Println(version); return nil }},
+		{"version", "print the version", runVersion},
 	}
 }
 
@@ -119,4 +119,13 @@ func parseFlags(fs *flag.FlagSet, args []string, synopsis string) (helped bool, 
 		return false, usageErr("%s: %v (see svc %s --help)", fs.Name(), err, fs.Name())
 	}
 	return false, nil
+}
+
+func runVersion(_ context.Context, args []string) error {
+	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	if helped, err := parseFlags(fs, args, "version\n\nPrints the version of this binary."); helped || err != nil {
+		return err
+	}
+	fmt.Println(version)
+	return nil
 }

@@ -1,0 +1,324 @@
+#!/usr/bin/env bash
+# test/bench/run.sh: the service's benchmarks in one go (docs/benchmarks.md).
+#
+#   1. single-event appends at concurrency 1, 8, 32 (BenchmarkAppend), each
+#      beside pgbench's single-row insert at the same concurrency;
+#   2. batched appends, 100 events per Append (BenchmarkAppendBatch);
+#   3. projection rebuild over 1,000,000 synthetic ledger events with the real
+#      binary (svc projections rebuild --batch 5000), then svc replay billing;
+#   4. GET /api/billing/balance under wrk against a real svc serve, beside the
+#      same route answered without a database read (401, no key) and
+#      pgbench -S at the same concurrency.
+#
+# Usage: make bench   (or: bash test/bench/run.sh after go build -o bin/svc ./cmd/svc)
+# Environment: PGHOST, PGPORT, PGUSER (default 127.0.0.1, 5432, postgres);
+#   BENCH_SECONDS (10: pgbench -T and Go -benchtime), WRK_DURATION (15s),
+#   WRK_CONNECTIONS (32), REBUILD_EVENTS (1000000), REBUILD_ORGS (10000),
+#   BENCH_PORT (18090), BENCH_SKIP (space-separated: append batch rebuild http).
+# Raw outputs go to test/bench/results/<UTC time>/ (gitignored), the summary
+# to summary.md there. Only loopback; every database it creates is dropped and
+# every process it starts is stopped on exit. Targets are reported, never
+# asserted: the exit status is 0 unless a step fails to run.
+set -euo pipefail
+
+cd "$(dirname "$0")/../.."
+ROOT=$(pwd)
+
+export PGHOST=${PGHOST:-127.0.0.1} PGPORT=${PGPORT:-5432} PGUSER=${PGUSER:-postgres}
+SECS=${BENCH_SECONDS:-10}
+WRK_DURATION=${WRK_DURATION:-15s}
+WRK_CONNECTIONS=${WRK_CONNECTIONS:-32}
+REBUILD_EVENTS=${REBUILD_EVENTS:-1000000}
+REBUILD_ORGS=${REBUILD_ORGS:-10000}
+PORT=${BENCH_PORT:-18090}
+SKIP=" ${BENCH_SKIP:-} "
+CHUNK=100000
+
+STAMP=$(date -u +%Y%m%dT%H%M%SZ)
+OUT=$ROOT/test/bench/results/$STAMP
+mkdir -p "$OUT"
+ln -sfn "$STAMP" "$ROOT/test/bench/results/latest"
+WORK=$(mktemp -d)
+
+DB_PGBENCH=svc_bench_pgbench_$$
+DB_LEDGER=svc_bench_ledger_$$
+DB_HTTP=svc_bench_http_$$
+url() { echo "postgres://$PGUSER@$PGHOST:$PGPORT/$1?sslmode=disable"; }
+psqlq() { psql -X -v ON_ERROR_STOP=1 -q "$@"; }
+
+SERVE_PID=""
+TEST_PIDS=()
+cleanup() {
+	local rc=$?
+	set +e
+	if [[ -n $SERVE_PID ]] && kill -0 "$SERVE_PID" 2>/dev/null; then
+		kill -TERM "$SERVE_PID"
+		for _ in $(seq 50); do kill -0 "$SERVE_PID" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$SERVE_PID" 2>/dev/null
+	fi
+	for pid in "${TEST_PIDS[@]}"; do
+		if kill -0 "$pid" 2>/dev/null; then kill -TERM "$pid"; fi
+		# a test binary killed before its TestMain cleanup leaves its pgtest database
+		for name in eventstore projections; do
+			psqlq -d postgres -c "DROP DATABASE IF EXISTS svc_test_${name}_${pid} WITH (FORCE)" 2>/dev/null
+		done
+	done
+	for db in "$DB_PGBENCH" "$DB_LEDGER" "$DB_HTTP"; do
+		psqlq -d postgres -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" 2>/dev/null
+	done
+	rm -rf "$WORK"
+	if [[ $rc -ne 0 ]]; then echo "bench: FAILED (exit $rc); raw outputs in $OUT" >&2; fi
+	exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+log() { printf '[%s] %s\n' "$(date -u +%H:%M:%S)" "$*" | tee -a "$OUT/run.log" >&2; }
+skip() { [[ $SKIP == *" $1 "* ]]; }
+
+# ---------------------------------------------------------------- tools
+if ! command -v wrk >/dev/null; then
+	log "installing wrk"
+	SUDO=""; [[ $(id -u) -eq 0 ]] || SUDO=sudo
+	$SUDO apt-get update -qq >/dev/null && $SUDO apt-get install -y -qq wrk >/dev/null
+fi
+for tool in psql pgbench wrk curl jq go; do
+	command -v "$tool" >/dev/null || { echo "bench: $tool is required" >&2; exit 1; }
+done
+if [[ ! -x bin/svc ]]; then
+	log "building bin/svc"
+	go build -o bin/svc ./cmd/svc
+fi
+log "compiling benchmark binaries"
+go test -c -o "$WORK/eventstore.test" ./eventstore
+go test -c -o "$WORK/projections.test" ./projections
+
+# ---------------------------------------------------------------- machine
+{
+	echo "date:               $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "commit:             $(git describe --always --dirty 2>/dev/null || echo unknown)"
+	echo "cpus:               $(nproc)"
+	echo "cpu model:          $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
+	echo "memory:             $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
+	echo "kernel:             $(uname -r)"
+	echo "go:                 $(go version | cut -d' ' -f3-)"
+	echo "postgresql:         $(psql -X -Atc 'SHOW server_version' -d postgres)"
+	for s in fsync synchronous_commit wal_sync_method full_page_writes shared_buffers max_connections; do
+		printf '%-19s %s\n' "$s:" "$(psql -X -Atc "SHOW $s" -d postgres)"
+	done
+	echo "wrk:                $(wrk -v 2>&1 | head -1)"
+	echo "load average:       $(cut -d' ' -f1-3 /proc/loadavg)"
+} >"$OUT/machine.txt"
+cat "$OUT/machine.txt" >&2
+
+# Other work on the server skews every figure, and a transaction left open
+# anywhere on it holds back both readers (ReadAll stops below its xid) and the
+# pruning of dead row versions. Wait a little for them to end, then go on
+# with a warning.
+others() {
+	psql -X -Atc "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'
+		AND pid <> pg_backend_pid() AND (state <> 'idle' OR xact_start IS NOT NULL)" -d postgres
+}
+for _ in $(seq 30); do [[ $(others) -eq 0 ]] && break; sleep 1; done
+if [[ $(others) -ne 0 ]]; then
+	log "WARNING: other sessions are busy or hold transactions on the server; figures will be skewed"
+	psql -X -c "SELECT pid, datname, state, now() - xact_start AS xact_age, left(query, 60) AS query
+		FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()
+		AND (state <> 'idle' OR xact_start IS NOT NULL)" -d postgres | tee "$OUT/other-sessions.txt" >&2
+fi
+
+# results: name|ours|baseline|ratio|target|pass
+RESULTS=$OUT/results.psv
+: >"$RESULTS"
+result() { echo "$1|$2|$3|$4|$5|$6" >>"$RESULTS"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+atleast() { awk -v a="$1" -v b="$2" 'BEGIN { print (a >= b) ? "PASS" : "FAIL" }'; }
+# benchmetric FILE NAME_REGEX UNIT: the value before UNIT on the benchmark's line
+benchmetric() {
+	awk -v name="$2" -v unit="$3" '$1 ~ name { for (i = 2; i <= NF; i++) if ($i == unit) { print $(i-1); exit } }' "$1"
+}
+# runtest BINARY OUTFILE ARGS...: runs a Go test binary in the background so
+# that cleanup knows its pid (and so its pgtest database name).
+runtest() {
+	local bin=$1 out=$2
+	shift 2
+	"$bin" "$@" >"$out" 2>&1 &
+	local pid=$!
+	TEST_PIDS+=("$pid")
+	wait "$pid" || { cat "$out" >&2; return 1; }
+}
+
+# ---------------------------------------------------------------- 1. appends
+if ! skip append; then
+	psqlq -d postgres -c "CREATE DATABASE $DB_PGBENCH"
+	psqlq -d "$DB_PGBENCH" -c "CREATE TABLE bench_rows (id bigserial PRIMARY KEY, data jsonb NOT NULL)"
+	# The row pgbench inserts carries a charge like the events the Go benchmark appends.
+	cat >"$OUT/pgbench-insert.sql" <<-'EOF'
+	INSERT INTO bench_rows (data) VALUES ('{"org_id":"0b7c6f1e-3f4a-4c3e-9a51-2f0d6f4c9b1a","amount":17,"reason":"workflow_step","workflow_id":"wr_3f2a_1","step":1,"key_id":"0b7c6f1e-3f4a-4c3e-9a51-2f0d6f4c9b1a","agent_id":"agent_1"}');
+	EOF
+	for c in 1 8 32; do
+		j=$((c < 2 ? c : 2))
+		psqlq -d "$DB_PGBENCH" -c "TRUNCATE bench_rows RESTART IDENTITY"
+		log "pgbench single-row insert, c=$c"
+		pgbench -n -M prepared -c "$c" -j "$j" -T "$SECS" -f "$OUT/pgbench-insert.sql" "$DB_PGBENCH" >"$OUT/pgbench-insert-c$c.txt" 2>&1
+		pg=$(awk '/^tps = / { print $3; exit }' "$OUT/pgbench-insert-c$c.txt")
+		log "  pgbench: $pg tps; Store.Append one event per call, c=$c"
+		runtest "$WORK/eventstore.test" "$OUT/go-append-c$c.txt" -test.run '^$' \
+			-test.bench "^BenchmarkAppend\$/^c=$c\$" -test.benchtime "${SECS}s" -test.timeout 10m
+		ours=$(benchmetric "$OUT/go-append-c$c.txt" "^BenchmarkAppend/c=$c(-[0-9]+)?\$" events/s)
+		p99=$(benchmetric "$OUT/go-append-c$c.txt" "^BenchmarkAppend/c=$c(-[0-9]+)?\$" p99-ms)
+		r=$(ratio "$ours" "$pg")
+		log "  ours: $ours events/s (p99 $p99 ms), ratio $r"
+		result "append 1 event/call, c=$c (events/s)" "$ours" "pgbench insert $pg tps" "$r" "ratio >= 0.8" "$(atleast "$r" 0.8)"
+	done
+	psqlq -d postgres -c "DROP DATABASE IF EXISTS $DB_PGBENCH WITH (FORCE)"
+fi
+
+# ---------------------------------------------------------------- 2. batches
+if ! skip batch; then
+	log "Store.Append 100 events per call, c=1 and c=4"
+	runtest "$WORK/eventstore.test" "$OUT/go-append-batch.txt" -test.run '^$' \
+		-test.bench '^BenchmarkAppendBatch$' -test.benchtime "${SECS}s" -test.timeout 10m
+	for c in 1 4; do
+		ours=$(benchmetric "$OUT/go-append-batch.txt" "^BenchmarkAppendBatch/size=100/c=$c(-[0-9]+)?\$" events/s)
+		log "  c=$c: $ours events/s"
+		result "append 100 events/call, c=$c (events/s)" "$ours" "-" "-" ">= 20000" "$(atleast "$ours" 20000)"
+	done
+fi
+
+# ---------------------------------------------------------------- 3. rebuild
+if ! skip rebuild; then
+	export DATABASE_URL
+	DATABASE_URL=$(url "$DB_LEDGER")
+	bin/svc migrate >"$OUT/ledger-migrate.txt" 2>&1
+	log "generating $REBUILD_EVENTS ledger events for $REBUILD_ORGS orgs"
+	{
+		echo "PREPARE gen(bigint, bigint, bigint) AS"
+		grep -v '^--' test/bench/ledger.sql
+		echo ";"
+		echo '\timing on'
+		for ((from = 0; from < REBUILD_EVENTS; from += CHUNK)); do
+			to=$((from + CHUNK < REBUILD_EVENTS ? from + CHUNK : REBUILD_EVENTS))
+			echo "EXECUTE gen($REBUILD_ORGS, $from, $to);"
+		done
+		echo "VACUUM (ANALYZE) events;"
+		echo "SELECT count(*) AS events, pg_size_pretty(pg_total_relation_size('events')) AS size FROM events;"
+	} | psqlq -d "$DB_LEDGER" >"$OUT/ledger-generate.txt" 2>&1
+	gen_ms=$(awk '/^Time: / { s += $2 } END { printf "%.0f", s }' "$OUT/ledger-generate.txt")
+	log "  generated in $((gen_ms / 1000)) s"
+
+	log "svc projections rebuild --batch 5000 billing"
+	bin/svc projections rebuild --batch 5000 billing >"$OUT/rebuild-billing.txt" 2>"$OUT/rebuild-billing.stderr"
+	cat "$OUT/rebuild-billing.txt" >&2
+	billing=$(sed -n 's/^billing: rebuilt from \([0-9]*\) events in .* (\([0-9]*\) events\/s)$/\2/p' "$OUT/rebuild-billing.txt")
+	applied=$(sed -n 's/^billing: rebuilt from \([0-9]*\) events.*/\1/p' "$OUT/rebuild-billing.txt")
+	result "rebuild billing over $applied events (events/s)" "$billing" "-" "-" ">= 50000" "$(atleast "$billing" 50000)"
+
+	log "svc projections rebuild --batch 5000 --all"
+	bin/svc projections rebuild --batch 5000 --all >"$OUT/rebuild-all.txt" 2>"$OUT/rebuild-all.stderr"
+	cat "$OUT/rebuild-all.txt" >&2
+	while read -r name rest; do
+		n=$(sed -n 's/.*(\([0-9]*\) events\/s)$/\1/p' <<<"$rest")
+		result "rebuild ${name%:} (of --all) (events/s)" "$n" "-" "-" "(info)" "-"
+	done <"$OUT/rebuild-all.txt"
+
+	replay_ok=0 replay_n=0
+	for o in 0 1 $((REBUILD_ORGS / 2)) $((REBUILD_ORGS - 1)); do
+		org=$(psql -X -Atc "SELECT md5('svc-bench-org-$o')::uuid" -d "$DB_LEDGER")
+		replay_n=$((replay_n + 1))
+		if bin/svc replay billing --org "$org" >"$OUT/replay-org$o.txt" 2>&1; then
+			replay_ok=$((replay_ok + 1))
+		fi
+		sed "s/^/  /" "$OUT/replay-org$o.txt" >&2
+	done
+	result "svc replay billing agrees (orgs)" "$replay_ok/$replay_n" "-" "-" "all" "$([[ $replay_ok -eq $replay_n ]] && echo PASS || echo FAIL)"
+	bin/svc projections list >"$OUT/projections-list.txt" 2>&1 || true
+	unset DATABASE_URL
+	psqlq -d postgres -c "DROP DATABASE IF EXISTS $DB_LEDGER WITH (FORCE)"
+fi
+
+# ---------------------------------------------------------------- 4. HTTP
+if ! skip http; then
+	if curl -s -o /dev/null "http://127.0.0.1:$PORT/"; then
+		echo "bench: port $PORT is in use (set BENCH_PORT)" >&2
+		exit 1
+	fi
+	log "svc serve on 127.0.0.1:$PORT (fresh database)"
+	DATABASE_URL=$(url "$DB_HTTP") SVC_ADDR=127.0.0.1:$PORT SVC_LOG_LEVEL=info REDIS_URL= SVC_SMTP_URL= \
+		bin/svc serve >"$OUT/serve.stdout" 2>"$OUT/serve.log" &
+	SERVE_PID=$!
+	base=http://127.0.0.1:$PORT
+	for _ in $(seq 100); do
+		curl -fs -o /dev/null "$base/api/health" && break
+		kill -0 "$SERVE_PID" 2>/dev/null || { cat "$OUT/serve.log" >&2; exit 1; }
+		sleep 0.2
+	done
+	curl -fsS -X POST "$base/api/keys" -H 'content-type: application/json' \
+		-d '{"email":"bench@example.com","name":"Bench"}' >"$OUT/signup.json"
+	key=$(jq -r .key "$OUT/signup.json")
+	curl -fsS "$base/api/billing/balance" -H "x-api-key: $key" >"$OUT/balance.json"
+	log "  signed up org $(jq -r .org_id "$OUT/signup.json"); balance $(jq -r .balance "$OUT/balance.json")"
+
+	# wrk prints its own report; done() adds one parsable line.
+	cat >"$WORK/report.lua" <<-'EOF'
+	done = function(summary, latency, requests)
+		local e = summary.errors
+		io.write(string.format("RESULT requests=%d seconds=%.3f rps=%.1f p50_ms=%.3f p90_ms=%.3f p99_ms=%.3f p999_ms=%.3f max_ms=%.3f errors=%d non2xx=%d\n",
+			summary.requests, summary.duration / 1e6, summary.requests / (summary.duration / 1e6),
+			latency:percentile(50) / 1000, latency:percentile(90) / 1000, latency:percentile(99) / 1000,
+			latency:percentile(99.9) / 1000, latency.max / 1000,
+			e.connect + e.read + e.write + e.timeout, e.status))
+	end
+	EOF
+	{ printf 'wrk.headers["x-api-key"] = "%s"\n' "$key"; cat "$WORK/report.lua"; } >"$WORK/balance.lua"
+	field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" "$1"; }
+
+	log "wrk warm-up (3 s)"
+	wrk -t2 -c"$WRK_CONNECTIONS" -d3s -s "$WORK/balance.lua" "$base/api/billing/balance" >"$OUT/wrk-warmup.txt" 2>&1
+	log "wrk GET /api/billing/balance -t2 -c$WRK_CONNECTIONS -d$WRK_DURATION"
+	wrk -t2 -c"$WRK_CONNECTIONS" -d"$WRK_DURATION" --latency -s "$WORK/balance.lua" "$base/api/billing/balance" >"$OUT/wrk-balance.txt" 2>&1
+	log "wrk same route without a key (401, no database read) -t2 -c$WRK_CONNECTIONS -d$WRK_DURATION"
+	wrk -t2 -c"$WRK_CONNECTIONS" -d"$WRK_DURATION" --latency -s "$WORK/report.lua" "$base/api/billing/balance" >"$OUT/wrk-nokey.txt" 2>&1
+	kill -TERM "$SERVE_PID"
+	wait "$SERVE_PID" || true
+	SERVE_PID=""
+
+	rps=$(field "$OUT/wrk-balance.txt" rps) p99=$(field "$OUT/wrk-balance.txt" p99_ms)
+	p50=$(field "$OUT/wrk-balance.txt" p50_ms) bad=$(field "$OUT/wrk-balance.txt" non2xx)
+	err=$(field "$OUT/wrk-balance.txt" errors)
+	nrps=$(field "$OUT/wrk-nokey.txt" rps) np99=$(field "$OUT/wrk-nokey.txt" p99_ms)
+	log "  balance: $rps req/s, p50 $p50 ms, p99 $p99 ms, non-2xx $bad, socket errors $err; without key: $nrps req/s, p99 $np99 ms"
+
+	log "pgbench -S (select-only) -c$WRK_CONNECTIONS -j2 -T$SECS, scale 10"
+	psqlq -d postgres -c "CREATE DATABASE $DB_PGBENCH"
+	pgbench -i -q -s 10 "$DB_PGBENCH" >"$OUT/pgbench-init.txt" 2>&1
+	pgbench -n -S -M prepared -c "$WRK_CONNECTIONS" -j 2 -T "$SECS" "$DB_PGBENCH" >"$OUT/pgbench-select.txt" 2>&1
+	psqlq -d postgres -c "DROP DATABASE IF EXISTS $DB_PGBENCH WITH (FORCE)"
+	sel=$(awk '/^tps = / { print $3; exit }' "$OUT/pgbench-select.txt")
+	log "  pgbench -S: $sel tps"
+
+	ok=$(awk -v r="$rps" -v p="$p99" -v b="$bad" -v e="$err" 'BEGIN { print (r >= 5000 && p < 10 && b == 0 && e == 0) ? "PASS" : "FAIL" }')
+	result "GET /api/billing/balance, wrk -c$WRK_CONNECTIONS (req/s)" "$rps" "no-key 401: $nrps req/s" "$(ratio "$rps" "$nrps")" ">= 5000 req/s" "$(atleast "$rps" 5000)"
+	result "  same, p99 latency (ms)" "$p99" "no-key 401: $np99 ms" "-" "< 10 ms" "$(awk -v p="$p99" 'BEGIN { print (p < 10) ? "PASS" : "FAIL" }')"
+	result "  same, vs pgbench -S -c$WRK_CONNECTIONS (tps)" "$rps" "pgbench -S $sel tps" "$(ratio "$rps" "$sel")" "(info)" "-"
+	result "  same, overall (>= 5000 req/s, p99 < 10 ms, all 200)" "-" "-" "-" "all" "$ok"
+fi
+
+# ---------------------------------------------------------------- summary
+{
+	echo "# Benchmark summary $STAMP"
+	echo
+	echo '```'
+	cat "$OUT/machine.txt"
+	echo '```'
+	echo
+	echo "| measure | ours | same-run baseline | ratio | target | result |"
+	echo "| --- | ---: | --- | ---: | --- | --- |"
+	while IFS='|' read -r name ours base r target pass; do
+		echo "| $name | $ours | $base | $r | $target | $pass |"
+	done <"$RESULTS"
+} >"$OUT/summary.md"
+echo
+column -t -s '|' -N "MEASURE,OURS,BASELINE (SAME RUN),RATIO,TARGET,RESULT" "$RESULTS" 2>/dev/null || tr '|' '\t' <"$RESULTS"
+echo
+echo "raw outputs and summary.md: $OUT"
