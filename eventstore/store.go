@@ -41,23 +41,25 @@ func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
 var psql = sq.StatementBuilder.PlaceholderFormat(sq.Dollar)
 
-// appendSQL checks the stream's version and inserts the events in one
-// statement: one round trip per stream. No row from "ins" means the expected
-// version did not match; a unique violation means another writer won the race.
-const appendSQL = `
-WITH cur AS (
-	SELECT coalesce(max(version), -1) AS v FROM events WHERE stream_id = $1
-), ins AS (
-	INSERT INTO events (event_id, stream_id, version, type, data, metadata, org_id)
-	SELECT e.id::uuid, $1, cur.v + e.ord, e.type, e.data::jsonb, e.metadata::jsonb, e.org::uuid
-	FROM cur, unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
-		WITH ORDINALITY AS e(id, type, data, metadata, org, ord)
-	WHERE $2::bigint = -2 OR cur.v = $2::bigint
-	RETURNING position, transaction_id, version
-)
-SELECT cur.v, ins.position, ins.transaction_id::text, ins.version
-FROM cur LEFT JOIN ins ON true
-ORDER BY ins.version`
+// appendOneSQL checks the stream's version and inserts one event in one
+// statement: one round trip. No row back means the expected version did not
+// match; a unique violation means another writer won the race.
+const appendOneSQL = `
+INSERT INTO events (event_id, stream_id, version, type, data, metadata, org_id)
+SELECT $3::uuid, $1, cur.v + 1, $4, $5::jsonb, $6::jsonb, $7::uuid
+FROM (SELECT coalesce(max(version), -1) AS v FROM events WHERE stream_id = $1) AS cur
+WHERE $2::bigint = -2 OR cur.v = $2::bigint
+RETURNING position, transaction_id::text`
+
+// appendManySQL is appendOneSQL for several events of one stream.
+const appendManySQL = `
+INSERT INTO events (event_id, stream_id, version, type, data, metadata, org_id)
+SELECT e.id::uuid, $1, cur.v + e.ord, e.type, e.data::jsonb, e.metadata::jsonb, e.org::uuid
+FROM (SELECT coalesce(max(version), -1) AS v FROM events WHERE stream_id = $1) AS cur,
+	unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY AS e(id, type, data, metadata, org, ord)
+WHERE $2::bigint = -2 OR cur.v = $2::bigint
+ORDER BY e.ord
+RETURNING position, transaction_id::text`
 
 // Append appends events to stream if its version is expected (NewStream,
 // AnyVersion or the version of its last event), in a transaction of its own,
@@ -121,34 +123,38 @@ func (s *Store) appendOnce(ctx context.Context, db DB, stream string, expected i
 			orgs[i] = &org
 		}
 	}
-	rows, err := db.Query(ctx, appendSQL, stream, expected, ids, types, datas, metas, orgs)
+	var (
+		rows pgx.Rows
+		err  error
+	)
+	if n == 1 {
+		rows, err = db.Query(ctx, appendOneSQL, stream, expected, ids[0], types[0], datas[0], metas[0], orgs[0])
+	} else {
+		rows, err = db.Query(ctx, appendManySQL, stream, expected, ids, types, datas, metas, orgs)
+	}
 	if err != nil {
 		return Position{}, fmt.Errorf("eventstore: append to %s: %w", stream, err)
 	}
 	var (
-		last    Position
-		current int64
-		count   int
+		last  Position
+		count int
 	)
 	for rows.Next() {
 		var (
-			global  *int64
-			txText  *string
-			version *int64
+			p      Position
+			txText string
 		)
-		if err := rows.Scan(&current, &global, &txText, &version); err != nil {
+		if err := rows.Scan(&p.Global, &txText); err != nil {
 			rows.Close()
 			return Position{}, fmt.Errorf("eventstore: append to %s: %w", stream, err)
 		}
-		if global == nil {
-			continue
-		}
-		tx, err := strconv.ParseUint(*txText, 10, 64)
-		if err != nil {
+		if p.TransactionID, err = strconv.ParseUint(txText, 10, 64); err != nil {
 			rows.Close()
-			return Position{}, fmt.Errorf("eventstore: transaction id %q: %w", *txText, err)
+			return Position{}, fmt.Errorf("eventstore: transaction id %q: %w", txText, err)
 		}
-		last = Position{TransactionID: tx, Global: *global}
+		if last.Less(p) {
+			last = p
+		}
 		count++
 	}
 	rows.Close()
@@ -160,7 +166,10 @@ func (s *Store) appendOnce(ctx context.Context, db DB, stream string, expected i
 		return Position{}, fmt.Errorf("eventstore: append to %s: %w", stream, err)
 	}
 	if count != n {
-		return Position{}, &ConflictError{Stream: stream, Expected: expected, Actual: current}
+		// the expected version did not match: find the actual one for the error
+		actual := int64(-2)
+		_ = db.QueryRow(ctx, `SELECT coalesce(max(version), -1) FROM events WHERE stream_id = $1`, stream).Scan(&actual)
+		return Position{}, &ConflictError{Stream: stream, Expected: expected, Actual: actual}
 	}
 	return last, nil
 }
@@ -193,7 +202,10 @@ func (s *Store) Transact(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	return nil
 }
 
-const eventColumns = "position, transaction_id::text, event_id, stream_id, version, type, data, metadata, recorded_at"
+// eventColumns are selected by every reader. The text copy of the
+// transaction id gets its own name so ORDER BY transaction_id means the xid8
+// column, never its text (where "10" sorts before "9").
+const eventColumns = "position, transaction_id::text AS transaction_id_text, event_id, stream_id, version, type, data, metadata, recorded_at"
 
 // Load returns the events of stream in version order (none for a missing stream).
 func (s *Store) Load(ctx context.Context, stream string) ([]Event, error) {
@@ -227,7 +239,7 @@ func (s *Store) ReadAll(ctx context.Context, db DB, after Position, limit int, f
 	q := psql.Select(eventColumns).From("events").
 		Where("(transaction_id, position) > (?::text::xid8, ?)", after.txText(), after.Global).
 		Where("transaction_id < pg_snapshot_xmin(pg_current_snapshot())").
-		OrderBy("transaction_id", "position").
+		OrderBy("events.transaction_id", "events.position").
 		Limit(uint64(limit))
 	if f.OrgID != "" {
 		q = q.Where(sq.Eq{"org_id": f.OrgID})
@@ -286,9 +298,10 @@ func collect(rows pgx.Rows) ([]Event, error) {
 		var (
 			e      Event
 			txText string
+			data   []byte // not json.RawMessage: jsonb is valid already, skip pgx's re-validation
 			meta   []byte
 		)
-		if err := rows.Scan(&e.Position.Global, &txText, &e.ID, &e.StreamID, &e.Version, &e.Type, &e.Data, &meta, &e.RecordedAt); err != nil {
+		if err := rows.Scan(&e.Position.Global, &txText, &e.ID, &e.StreamID, &e.Version, &e.Type, &data, &meta, &e.RecordedAt); err != nil {
 			return nil, fmt.Errorf("eventstore: scan event: %w", err)
 		}
 		tx, err := strconv.ParseUint(txText, 10, 64)
@@ -296,6 +309,7 @@ func collect(rows pgx.Rows) ([]Event, error) {
 			return nil, fmt.Errorf("eventstore: transaction id %q: %w", txText, err)
 		}
 		e.Position.TransactionID = tx
+		e.Data = data
 		if err := json.Unmarshal(meta, &e.Metadata); err != nil {
 			return nil, fmt.Errorf("eventstore: metadata of %s: %w", e.ID, err)
 		}

@@ -82,12 +82,16 @@ func openStore(ctx context.Context, c config, log *slog.Logger) (*eventstore.Sto
 	return eventstore.New(pool), nil
 }
 
-// openPool connects without migrating, for operator commands.
+// openPool connects for an operator command, applying pending migrations
+// first so that commands work on a database serve has not touched yet.
 func openPool(ctx context.Context) (*pgxpool.Pool, config, error) {
 	c, err := loadConfig()
 	if err != nil {
 		return nil, c, usageErr("%v", err)
 	}
-	pool, err := eventstore.Connect(ctx, c.DatabaseURL)
-	return pool, c, err
+	store, err := openStore(ctx, c, newLogger(slog.LevelWarn))
+	if err != nil {
+		return nil, c, err
+	}
+	return store.Pool(), c, nil
 }

@@ -105,27 +105,48 @@ func run(ctx context.Context, args []string) error {
 	return usageErr("unknown command %q (see svc --help)", args[0])
 }
 
-// parseFlags parses args with fs; --help prints usage and ends the command
-// successfully, a bad flag is a one-line usage error (exit 2).
-func parseFlags(fs *flag.FlagSet, args []string, synopsis string) (helped bool, err error) {
+// parseFlags parses args with fs, flags and positional arguments in any
+// order ("rebuild billing --batch 10" as well as "rebuild --batch 10 billing");
+// the positional ones are returned. --help prints usage and ends the command
+// successfully; a bad flag is a one-line usage error (exit 2).
+func parseFlags(fs *flag.FlagSet, args []string, synopsis string) (positional []string, helped bool, err error) {
 	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Printf("Usage: svc %s\n\n", synopsis)
-			fs.SetOutput(os.Stdout)
-			fs.PrintDefaults()
-			return true, nil
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Printf("Usage: svc %s\n\n", synopsis)
+				fs.SetOutput(os.Stdout)
+				fs.PrintDefaults()
+				return nil, true, nil
+			}
+			return nil, false, usageErr("%s: %v (see svc %s --help)", fs.Name(), err, fs.Name())
 		}
-		return false, usageErr("%s: %v (see svc %s --help)", fs.Name(), err, fs.Name())
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, false, nil
+		}
+		if rest[0] == "--" {
+			return append(positional, rest[1:]...), false, nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
 	}
-	return false, nil
 }
 
 func runVersion(_ context.Context, args []string) error {
 	fs := flag.NewFlagSet("version", flag.ContinueOnError)
-	if helped, err := parseFlags(fs, args, "version\n\nPrints the version of this binary."); helped || err != nil {
+	if helped, err := noArgs(fs, args, "version\n\nPrints the version of this binary."); helped || err != nil {
 		return err
 	}
 	fmt.Println(version)
 	return nil
+}
+
+// noArgs is parseFlags for a command that takes no positional argument.
+func noArgs(fs *flag.FlagSet, args []string, synopsis string) (helped bool, err error) {
+	rest, helped, err := parseFlags(fs, args, synopsis)
+	if err == nil && !helped && len(rest) > 0 {
+		return false, usageErr("%s: unexpected argument %q (see svc %s --help)", fs.Name(), rest[0], fs.Name())
+	}
+	return helped, err
 }

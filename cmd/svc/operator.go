@@ -47,7 +47,7 @@ func checkOrg(id string) error {
 func runProjectionsList(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("projections list", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print JSON lines instead of a table")
-	if helped, err := parseFlags(fs, args, "projections list [--json]\n\nLists each projection generation with its checkpoint (global position) and lag (events not yet applied)."); helped || err != nil {
+	if helped, err := noArgs(fs, args, "projections list [--json]\n\nLists each projection generation with its checkpoint (global position) and lag (events not yet applied)."); helped || err != nil {
 		return err
 	}
 	pool, _, err := openPool(ctx)
@@ -92,10 +92,10 @@ func runProjectionsRebuild(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("projections rebuild", flag.ContinueOnError)
 	all := fs.Bool("all", false, "rebuild every projection")
 	batch := fs.Int("batch", 5000, "events applied per transaction")
-	if helped, err := parseFlags(fs, args, "projections rebuild NAME | --all [--batch N]\n\nBuilds a fresh copy of the read model from the event log beside the live one, in short batches,\nthen switches readers to it. The API keeps serving the old copy meanwhile."); helped || err != nil {
+	names, helped, err := parseFlags(fs, args, "projections rebuild NAME | --all [--batch N]\n\nBuilds a fresh copy of the read model from the event log beside the live one, in short batches,\nthen switches readers to it. The API keeps serving the old copy meanwhile.")
+	if helped || err != nil {
 		return err
 	}
-	names := fs.Args()
 	if *all == (len(names) > 0) {
 		return usageErr("projections rebuild: name one projection or pass --all")
 	}
@@ -151,7 +151,7 @@ func runProjectionsRebuild(ctx context.Context, args []string) error {
 func runReplayBilling(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("replay billing", flag.ContinueOnError)
 	orgID := orgFlag(fs)
-	if helped, err := parseFlags(fs, args, "replay billing --org ORG_ID\n\nRecomputes the org's balance and per-workflow charges from the event log and compares them\nwith the read models. Exit 0 when they agree, 1 on any difference."); helped || err != nil {
+	if helped, err := noArgs(fs, args, "replay billing --org ORG_ID\n\nRecomputes the org's balance and per-workflow charges from the event log and compares them\nwith the read models. Exit 0 when they agree, 1 on any difference."); helped || err != nil {
 		return err
 	}
 	if err := checkOrg(*orgID); err != nil {
@@ -185,7 +185,7 @@ func runEventsTail(ctx context.Context, args []string) error {
 	from := fs.Int64("from", 0, "start at the event with this global position (inclusive); 0 = from the beginning")
 	follow := fs.Bool("follow", false, "keep waiting for new events")
 	fs.BoolVar(follow, "f", false, "same as --follow")
-	if helped, err := parseFlags(fs, args, "events tail [--org ORG_ID] [--from POSITION] [--follow]\n\nPrints events as JSON lines in global order."); helped || err != nil {
+	if helped, err := noArgs(fs, args, "events tail [--org ORG_ID] [--from POSITION] [--follow]\n\nPrints events as JSON lines in global order."); helped || err != nil {
 		return err
 	}
 	if *orgID != "" {
@@ -249,7 +249,7 @@ func runCreditsGrant(ctx context.Context, args []string) error {
 	orgID := orgFlag(fs)
 	amount := fs.Int64("credits", 0, "credits to grant (positive; 1,000 credits = 1 USD)")
 	reason := fs.String("reason", "", "why (recorded with the grant)")
-	if helped, err := parseFlags(fs, args, "credits grant --org ORG_ID --credits N --reason TEXT\n\nAppends an operator credit grant (top-up)."); helped || err != nil {
+	if helped, err := noArgs(fs, args, "credits grant --org ORG_ID --credits N --reason TEXT\n\nAppends an operator credit grant (top-up)."); helped || err != nil {
 		return err
 	}
 	if err := checkOrg(*orgID); err != nil {
@@ -282,7 +282,7 @@ func runOrgSetTier(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("org set-tier", flag.ContinueOnError)
 	orgID := orgFlag(fs)
 	tierName := fs.String("tier", "", "free, pro, team or enterprise")
-	if helped, err := parseFlags(fs, args, "org set-tier --org ORG_ID --tier free|pro|team|enterprise\n\nAppends a manual tier change (contracts signed outside the payment processor)."); helped || err != nil {
+	if helped, err := noArgs(fs, args, "org set-tier --org ORG_ID --tier free|pro|team|enterprise\n\nAppends a manual tier change (contracts signed outside the payment processor)."); helped || err != nil {
 		return err
 	}
 	if err := checkOrg(*orgID); err != nil {

@@ -22,7 +22,7 @@ const shutdownGrace = 25 * time.Second
 
 func runServe(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	if helped, err := parseFlags(fs, args, "serve\n\nApplies pending migrations, then serves the HTTP API and runs the projections until SIGINT or SIGTERM.\nEnvironment: DATABASE_URL, SVC_ADDR, SVC_BASE_URL, SVC_TRUSTED_PROXIES, SVC_SMTP_URL, REDIS_URL, SVC_LOG_LEVEL."); helped || err != nil {
+	if helped, err := noArgs(fs, args, "serve\n\nApplies pending migrations, then serves the HTTP API and runs the projections until SIGINT or SIGTERM.\nEnvironment: DATABASE_URL, SVC_ADDR, SVC_BASE_URL, SVC_TRUSTED_PROXIES, SVC_SMTP_URL, REDIS_URL, SVC_LOG_LEVEL."); helped || err != nil {
 		return err
 	}
 	cfg, err := loadConfig()
@@ -96,7 +96,7 @@ func runServe(ctx context.Context, args []string) error {
 
 func runMigrate(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
-	if helped, err := parseFlags(fs, args, "migrate\n\nApplies pending migrations (creating the database if it is missing) and exits."); helped || err != nil {
+	if helped, err := noArgs(fs, args, "migrate\n\nApplies pending migrations (creating the database if it is missing) and exits."); helped || err != nil {
 		return err
 	}
 	cfg, err := loadConfig()

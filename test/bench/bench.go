@@ -31,7 +31,7 @@ func md5UUID(s string) string {
 	return uuid.MustParse(hex.EncodeToString(sum[:])).String()
 }
 
-// GenerateLedger appends events synthetic ledger events for orgs
+// GenerateLedger appends that many synthetic ledger events ("events") for orgs
 // organizations to the (migrated) database of pool, chunk events per
 // transaction, and returns after the last commit. The log must hold no
 // ledger stream of those orgs yet.
