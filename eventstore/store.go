@@ -10,7 +10,6 @@ import (
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -29,6 +28,9 @@ type Store struct {
 
 	mu        sync.Mutex
 	listeners map[chan struct{}]struct{}
+
+	groupOnce sync.Once
+	calls     chan *appendCall
 }
 
 // New returns a store over pool. The schema comes from package migrations.
@@ -63,14 +65,23 @@ RETURNING position, transaction_id::text`
 
 // Append appends events to stream if its version is expected (NewStream,
 // AnyVersion or the version of its last event), in a transaction of its own,
-// and returns the position of the last event appended.
+// and returns the position of the last event appended. Concurrent calls on
+// different streams may share a transaction (see group.go); each keeps its
+// own outcome.
 func (s *Store) Append(ctx context.Context, stream string, expected int64, events ...NewEvent) (Position, error) {
+	if err := validate(stream, expected, events); err != nil {
+		return Position{}, err
+	}
+	rows, err := encode(ctx, events)
+	if err != nil {
+		return Position{}, err
+	}
 	var pos Position
 	once := func() (err error) {
-		pos, err = s.appendOnce(ctx, s.pool, stream, expected, events)
+		pos, err = s.groupAppend(ctx, stream, expected, rows)
 		return err
 	}
-	err := once()
+	err = once()
 	if expected == AnyVersion && errors.Is(err, ErrConcurrency) {
 		// two writers read the same last version: try again, as promised
 		err = Retry(ctx, 32, once)
@@ -84,52 +95,43 @@ func (s *Store) Append(ctx context.Context, stream string, expected int64, event
 // AppendTx appends inside tx; the events are delivered only if tx commits.
 // Call Notify (or use Transact, which does) after the commit.
 func (s *Store) AppendTx(ctx context.Context, tx pgx.Tx, stream string, expected int64, events ...NewEvent) (Position, error) {
-	return s.appendOnce(ctx, tx, stream, expected, events)
+	if err := validate(stream, expected, events); err != nil {
+		return Position{}, err
+	}
+	rows, err := encode(ctx, events)
+	if err != nil {
+		return Position{}, err
+	}
+	return s.appendRows(ctx, tx, stream, expected, rows)
 }
 
-func (s *Store) appendOnce(ctx context.Context, db DB, stream string, expected int64, events []NewEvent) (Position, error) {
-	if stream == "" {
-		return Position{}, errors.New("eventstore: empty stream id")
+func validate(stream string, expected int64, events []NewEvent) error {
+	switch {
+	case stream == "":
+		return errors.New("eventstore: empty stream id")
+	case len(events) == 0:
+		return errors.New("eventstore: nothing to append")
+	case expected < AnyVersion:
+		return fmt.Errorf("eventstore: invalid expected version %d", expected)
 	}
-	if len(events) == 0 {
-		return Position{}, errors.New("eventstore: nothing to append")
-	}
-	if expected < AnyVersion {
-		return Position{}, fmt.Errorf("eventstore: invalid expected version %d", expected)
-	}
-	defaults := MetadataFrom(ctx)
-	n := len(events)
-	ids, types, datas, metas := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	orgs := make([]*string, n)
-	for i, e := range events {
-		if e.Type == "" {
-			return Position{}, errors.New("eventstore: event without a type")
-		}
-		data, err := marshalData(e.Data)
-		if err != nil {
-			return Position{}, fmt.Errorf("eventstore: marshal %s: %w", e.Type, err)
-		}
-		m := e.Metadata.withDefaults(defaults)
-		meta, err := json.Marshal(m)
-		if err != nil {
-			return Position{}, fmt.Errorf("eventstore: marshal metadata: %w", err)
-		}
-		ids[i], types[i], datas[i], metas[i] = uuid.NewString(), e.Type, string(data), string(meta)
-		if m.OrgID != "" {
-			if _, err := uuid.Parse(m.OrgID); err != nil {
-				return Position{}, fmt.Errorf("eventstore: metadata org_id %q is not a UUID", m.OrgID)
-			}
-			org := m.OrgID
-			orgs[i] = &org
-		}
-	}
+	return nil
+}
+
+// appendRows appends encoded events to one stream through db.
+func (s *Store) appendRows(ctx context.Context, db DB, stream string, expected int64, events []eventRow) (Position, error) {
 	var (
 		rows pgx.Rows
 		err  error
 	)
-	if n == 1 {
-		rows, err = db.Query(ctx, appendOneSQL, stream, expected, ids[0], types[0], datas[0], metas[0], orgs[0])
+	if len(events) == 1 {
+		e := events[0]
+		rows, err = db.Query(ctx, appendOneSQL, stream, expected, e.id, e.typ, e.data, e.meta, e.org)
 	} else {
+		n := len(events)
+		ids, types, datas, metas, orgs := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]*string, n)
+		for i, e := range events {
+			ids[i], types[i], datas[i], metas[i], orgs[i] = e.id, e.typ, e.data, e.meta, e.org
+		}
 		rows, err = db.Query(ctx, appendManySQL, stream, expected, ids, types, datas, metas, orgs)
 	}
 	if err != nil {
@@ -165,7 +167,7 @@ func (s *Store) appendOnce(ctx context.Context, db DB, stream string, expected i
 		}
 		return Position{}, fmt.Errorf("eventstore: append to %s: %w", stream, err)
 	}
-	if count != n {
+	if count != len(events) {
 		// the expected version did not match: find the actual one for the error
 		actual := int64(-2)
 		_ = db.QueryRow(ctx, `SELECT coalesce(max(version), -1) FROM events WHERE stream_id = $1`, stream).Scan(&actual)

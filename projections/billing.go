@@ -32,6 +32,7 @@ func (Billing) Tables() []Table {
 				charged bigint NOT NULL,
 				refunded bigint NOT NULL,
 				updated_at timestamptz NOT NULL`,
+			Storage: "fillfactor = 50",
 		},
 		{
 			Name: "workflow_charges",
@@ -41,6 +42,7 @@ func (Billing) Tables() []Table {
 				refunded bigint NOT NULL,
 				updated_at timestamptz NOT NULL,
 				PRIMARY KEY (org_id, workflow_id)`,
+			Storage: "fillfactor = 70",
 		},
 	}
 }
@@ -56,24 +58,6 @@ type chargeKey struct{ org, workflow string }
 func (Billing) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []eventstore.Event) error {
 	orgs := map[string]*balanceDelta{}
 	flows := map[chargeKey]*balanceDelta{}
-	delta := func(m map[string]*balanceDelta, k string, at time.Time) *balanceDelta {
-		d := m[k]
-		if d == nil {
-			d = &balanceDelta{}
-			m[k] = d
-		}
-		d.at = at
-		return d
-	}
-	flow := func(k chargeKey, at time.Time) *balanceDelta {
-		d := flows[k]
-		if d == nil {
-			d = &balanceDelta{}
-			flows[k] = d
-		}
-		d.at = at
-		return d
-	}
 	for _, e := range events {
 		switch e.Type {
 		case credit.EventGranted:
@@ -81,23 +65,23 @@ func (Billing) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []eventsto
 			if err := e.Decode(&d); err != nil {
 				return err
 			}
-			delta(orgs, d.OrgID, e.RecordedAt).granted += d.Amount
+			bump(orgs, d.OrgID, e.RecordedAt).granted += d.Amount
 		case credit.EventCharged:
 			var d credit.Charged
 			if err := e.Decode(&d); err != nil {
 				return err
 			}
-			delta(orgs, d.OrgID, e.RecordedAt).charged += d.Amount
+			bump(orgs, d.OrgID, e.RecordedAt).charged += d.Amount
 			if d.WorkflowID != "" {
-				flow(chargeKey{d.OrgID, d.WorkflowID}, e.RecordedAt).charged += d.Amount
+				bump(flows, chargeKey{d.OrgID, d.WorkflowID}, e.RecordedAt).charged += d.Amount
 			}
 		case credit.EventRefunded:
 			var d credit.Refunded
 			if err := e.Decode(&d); err != nil {
 				return err
 			}
-			delta(orgs, d.OrgID, e.RecordedAt).refunded += d.Amount
-			flow(chargeKey{d.OrgID, d.WorkflowID}, e.RecordedAt).refunded += d.Amount
+			bump(orgs, d.OrgID, e.RecordedAt).refunded += d.Amount
+			bump(flows, chargeKey{d.OrgID, d.WorkflowID}, e.RecordedAt).refunded += d.Amount
 		}
 	}
 	if len(orgs) > 0 {
@@ -143,6 +127,17 @@ func (Billing) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []eventsto
 		}
 	}
 	return nil
+}
+
+// bump returns the delta of k in m, created if needed, stamped at.
+func bump[K comparable](m map[K]*balanceDelta, k K, at time.Time) *balanceDelta {
+	d := m[k]
+	if d == nil {
+		d = &balanceDelta{}
+		m[k] = d
+	}
+	d.at = at
+	return d
 }
 
 // sortedKeys orders upserts so concurrent writers lock rows in one order.

@@ -91,7 +91,7 @@ func runProjectionsList(ctx context.Context, args []string) error {
 func runProjectionsRebuild(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("projections rebuild", flag.ContinueOnError)
 	all := fs.Bool("all", false, "rebuild every projection")
-	batch := fs.Int("batch", 5000, "events applied per transaction")
+	batch := fs.Int("batch", 50000, "events applied per transaction (a rebuild folds a batch in memory before writing: larger batches write less)")
 	names, helped, err := parseFlags(fs, args, "projections rebuild NAME | --all [--batch N]\n\nBuilds a fresh copy of the read model from the event log beside the live one, in short batches,\nthen switches readers to it. The API keeps serving the old copy meanwhile.")
 	if helped || err != nil {
 		return err

@@ -5,7 +5,7 @@
 #      beside pgbench's single-row insert at the same concurrency;
 #   2. batched appends, 100 events per Append (BenchmarkAppendBatch);
 #   3. projection rebuild over 1,000,000 synthetic ledger events with the real
-#      binary (svc projections rebuild --batch 5000), then svc replay billing;
+#      binary (svc projections rebuild), then svc replay billing;
 #   4. GET /api/billing/balance under wrk against a real svc serve, beside the
 #      same route answered without a database read (401, no key) and
 #      pgbench -S at the same concurrency, and paced near 5,000 req/s.
@@ -210,8 +210,8 @@ if ! skip rebuild; then
 	gen_ms=$(awk '/^Time: / { s += $2 } END { printf "%.0f", s }' "$OUT/ledger-generate.txt")
 	log "  generated in $((gen_ms / 1000)) s"
 
-	log "svc projections rebuild --batch 5000 billing"
-	bin/svc projections rebuild --batch 5000 billing >"$OUT/rebuild-billing.txt" 2>"$OUT/rebuild-billing.stderr"
+	log "svc projections rebuild billing"
+	bin/svc projections rebuild billing >"$OUT/rebuild-billing.txt" 2>"$OUT/rebuild-billing.stderr"
 	cat "$OUT/rebuild-billing.txt" >&2
 	billing=$(sed -n 's/^billing: rebuilt from \([0-9]*\) events in .* (\([0-9]*\) events\/s)$/\2/p' "$OUT/rebuild-billing.txt")
 	applied=$(sed -n 's/^billing: rebuilt from \([0-9]*\) events.*/\1/p' "$OUT/rebuild-billing.txt")
@@ -221,8 +221,8 @@ if ! skip rebuild; then
 	# as long as billing alone: run it only when that fits the budget.
 	secs=$(sed -n 's/^billing: rebuilt from .* events in \([0-9.]*\)s .*/\1/p' "$OUT/rebuild-billing.txt")
 	if awk -v s="$secs" -v b="$REBUILD_ALL_BUDGET" 'BEGIN { exit !(4 * s <= b) }'; then
-		log "svc projections rebuild --batch 5000 --all"
-		bin/svc projections rebuild --batch 5000 --all >"$OUT/rebuild-all.txt" 2>"$OUT/rebuild-all.stderr"
+		log "svc projections rebuild --all"
+		bin/svc projections rebuild --all >"$OUT/rebuild-all.txt" 2>"$OUT/rebuild-all.stderr"
 		cat "$OUT/rebuild-all.txt" >&2
 		while read -r name rest; do
 			n=$(sed -n 's/.*(\([0-9]*\) events\/s)$/\1/p' <<<"$rest")
