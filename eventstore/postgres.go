@@ -13,10 +13,16 @@ import (
 )
 
 // Connect opens a pool on url, creating the database first if it is missing.
+// Unless url sets pool_max_conns, the pool holds up to 16 connections:
+// pgxpool's default (the CPU count, at least 4) starves the HTTP handlers
+// while every projection runner holds one.
 func Connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse DATABASE_URL: %w", err)
+	}
+	if !strings.Contains(url, "pool_max_conns") {
+		cfg.MaxConns = max(16, cfg.MaxConns)
 	}
 	if err := EnsureDatabase(ctx, url); err != nil {
 		return nil, err
