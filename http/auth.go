@@ -178,3 +178,23 @@ func (c *keyCache) put(hash string, p *projections.Principal) {
 	}
 	c.m[hash] = keyEntry{p: p, expires: time.Now().Add(c.ttl)}
 }
+
+// publicLimited serves a route that needs no key: with a valid key it counts
+// toward the org's per-minute limit, without one toward the client IP's.
+func (s *Server) publicLimited(h handlerFunc) http.Handler {
+	authed := s.authenticated(authOptions{rateLimited: true}, h)
+	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		if r.Header.Get("x-api-key") != "" {
+			authed.ServeHTTP(w, r)
+			return nil
+		}
+		d, err := s.limiter.Allow(r.Context(), "ip:"+clientIP(r.Context()), perMinute, time.Minute)
+		if err == nil && !d.Allowed {
+			secs := retrySeconds(d.RetryAfter)
+			w.Header().Set("Retry-After", strconv.Itoa(secs))
+			return newError(http.StatusTooManyRequests, "rate_limit_exceeded", "Rate limit of "+strconv.Itoa(perMinute)+" requests per minute for this address reached.").
+				withDetail("retry_after", secs).withFlat("retry_after", secs)
+		}
+		return h(w, r)
+	})
+}

@@ -57,8 +57,10 @@ var errInternal = newError(http.StatusInternalServerError, "internal_error", "So
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var ae *apiError
 	if !errors.As(err, &ae) {
-		s.log.ErrorContext(r.Context(), "request failed", "error", err, "request_id", requestID(r.Context()), "path", r.URL.Path)
 		ae = errInternal
+	}
+	if ae.Status >= 500 {
+		s.log.ErrorContext(r.Context(), "request failed", "error", err.Error(), "code", ae.Code, "request_id", requestID(r.Context()), "path", r.URL.Path)
 	}
 	body := map[string]any{}
 	for k, v := range ae.Flat {

@@ -18,6 +18,9 @@ import (
 	"svc/adapters/mail"
 	"svc/adapters/ratelimit"
 	"svc/commands"
+	"svc/domain/apikey"
+	"svc/domain/catalog"
+	"svc/domain/planning"
 	"svc/eventstore"
 	"svc/projections"
 )
@@ -39,6 +42,7 @@ type Deps struct {
 	Limiter ratelimit.Limiter
 	Mail    mail.Sender
 	Log     *slog.Logger
+	Planner *planning.Planner
 }
 
 // Server serves the API.
@@ -54,9 +58,11 @@ type Server struct {
 	router  *mux.Router
 	rigor   *mux.Router
 	mailing sync.WaitGroup
+	planner *planning.Planner
 
-	createOrg   commands.Handler[commands.CreateOrganization, commands.OrganizationCreated]
-	verifyEmail commands.Handler[commands.VerifyEmail, commands.EmailVerified]
+	createOrg    commands.Handler[commands.CreateOrganization, commands.OrganizationCreated]
+	verifyEmail  commands.Handler[commands.VerifyEmail, commands.EmailVerified]
+	planWorkflow commands.Handler[commands.PlanWorkflow, commands.WorkflowsPlanned]
 }
 
 // New returns a server over deps.
@@ -64,14 +70,19 @@ func New(cfg Config, d Deps) *Server {
 	if cfg.ReadYourWrites == 0 {
 		cfg.ReadYourWrites = 3 * time.Second
 	}
+	if d.Planner == nil {
+		d.Planner = planning.NewPlanner(catalog.Default())
+	}
 	s := &Server{
-		cfg: cfg, store: d.Store, runner: d.Runner, limiter: d.Limiter, mail: d.Mail, log: d.Log,
+		cfg: cfg, store: d.Store, runner: d.Runner, limiter: d.Limiter, mail: d.Mail, log: d.Log, planner: d.Planner,
 		keys:    newKeyCache(10*time.Second, 50_000),
 		metrics: newMetrics(),
 		createOrg: commands.WithLogging[commands.CreateOrganization, commands.OrganizationCreated](
 			commands.NewCreateOrganizationHandler(d.Store), d.Log),
 		verifyEmail: commands.WithLogging[commands.VerifyEmail, commands.EmailVerified](
 			commands.NewVerifyEmailHandler(d.Store), d.Log),
+		planWorkflow: commands.WithLogging[commands.PlanWorkflow, commands.WorkflowsPlanned](
+			commands.NewPlanWorkflowHandler(d.Store, d.Planner), d.Log),
 	}
 	s.routes()
 	return s
@@ -99,9 +110,15 @@ func (s *Server) routes() {
 
 	r.Handle("/api/billing/balance", s.authenticated(authOptions{}, s.balance)).Methods(http.MethodGet).Name("billing.balance")
 
-	// Workflow routes (spec A) share the per-org rate limit.
+	// Workflow routes (spec A): the per-org rate limit applies to those it
+	// lists; templates and task types are not limited.
 	s.rigor = r.PathPrefix("/api/rigor").Subrouter()
 	s.router = r
+	s.rigor.Handle("/templates", s.handle(s.templates)).Methods(http.MethodGet).Name("rigor.templates")
+	s.rigor.Handle("/task-types", s.authenticated(authOptions{}, s.taskTypes)).Methods(http.MethodGet).Name("rigor.task_types")
+	s.rigor.Handle("/enhance", s.publicLimited(s.enhance)).Methods(http.MethodPost).Name("rigor.enhance")
+	s.RigorHandle("/plan", http.MethodPost, "rigor.plan", apikey.Viewer, s.plan)
+	s.RigorHandle("/status/{workflow_id}", http.MethodGet, "rigor.status", apikey.Viewer, s.status)
 }
 
 // Rigor is the subrouter of /api/rigor: routes registered on it need a key and

@@ -193,5 +193,5 @@ func WorkflowCharges(ctx context.Context, db eventstore.DB, orgID string) (map[s
 
 // All returns every projection of the service, in the order the CLI lists them.
 func All() []Projection {
-	return []Projection{Organizations{}, Keys{}, Workspaces{}, Billing{}}
+	return []Projection{Organizations{}, Keys{}, Workspaces{}, Billing{}, Workflows{}}
 }

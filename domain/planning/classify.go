@@ -1,0 +1,239 @@
+// Package planning turns a task description into a costed plan: it
+// classifies the description into a task type (deterministically, with the
+// evidence it used), then builds the ordered steps, their credit estimates,
+// the alternatives at other rigor levels and the warnings of spec A.
+package planning
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	"svc/domain/catalog"
+)
+
+// Classification is the classifier's answer with its evidence.
+type Classification struct {
+	TaskType   string   `json:"task_type"`
+	Confidence float64  `json:"confidence"` // 0-1, calibrated on test/classification
+	Runner     string   `json:"runner_up,omitempty"`
+	Evidence   []string `json:"evidence,omitempty"` // the matched terms that weighed most
+	// Posterior is the naive Bayes probability of the type; Similarity the
+	// query's TF-IDF similarity to it. Confidence combines the two.
+	Posterior, Similarity float64 `json:"-"`
+	// Support counts the query's distinct words found in the type's text.
+	Support float64 `json:"-"`
+}
+
+// MinConfidence is the confidence below which a description is too vague to
+// plan (400 vague_task_description).
+const MinConfidence = 0.40
+
+// Tuned on test/classification (see docs/benchmarks.md):
+const (
+	// temperature spreads the softmax over the types' mean log-likelihoods.
+	temperature = 0.05
+	// alpha is the naive Bayes smoothing.
+	alpha = 0.2
+	// supportFloor is how many distinct words a query must share with its
+	// best type for full confidence: one or two common words ("make it
+	// better") are too little to plan on.
+	supportFloor = 3
+)
+
+// Classifier scores descriptions against the catalogue's task types: a
+// multinomial naive Bayes over each type's text (label, description,
+// keywords counted twice, examples; words and word pairs) ranks the types,
+// and the TF-IDF similarity of the query to the winner's examples and profile
+// discounts the confidence of a query that shares little with it.
+type Classifier struct {
+	types    []catalog.TaskType
+	idf      map[string]float64
+	profiles []vector   // one per type
+	examples [][]vector // per type
+
+	// multinomial naive Bayes over the same profiles
+	counts []map[string]float64
+	totals []float64
+	vocab  int
+}
+
+type vector map[string]float64
+
+// NewClassifier indexes the catalogue's task types.
+func NewClassifier(c *catalog.Catalog) *Classifier {
+	cl := &Classifier{types: c.TaskTypes()}
+	docs := [][]string{}
+	profileTerms := make([][]string, len(cl.types))
+	exampleTerms := make([][][]string, len(cl.types))
+	for i, t := range cl.types {
+		p := features(t.Label + " " + t.Description + " " + t.Capability)
+		for _, k := range t.Keywords {
+			f := features(k)
+			p = append(p, f...)
+			p = append(p, f...) // keywords count double
+		}
+		for _, ex := range t.Examples {
+			f := features(ex)
+			exampleTerms[i] = append(exampleTerms[i], f)
+			docs = append(docs, f)
+			p = append(p, f...)
+		}
+		profileTerms[i] = p
+		docs = append(docs, p)
+	}
+	df := map[string]int{}
+	for _, d := range docs {
+		seen := map[string]bool{}
+		for _, term := range d {
+			if !seen[term] {
+				seen[term] = true
+				df[term]++
+			}
+		}
+	}
+	cl.idf = make(map[string]float64, len(df))
+	for term, n := range df {
+		cl.idf[term] = math.Log(1 + float64(len(docs))/float64(n))
+	}
+	vocab := map[string]bool{}
+	for i := range cl.types {
+		m := map[string]float64{}
+		var n float64
+		for _, term := range profileTerms[i] {
+			m[term]++
+			n++
+			vocab[term] = true
+		}
+		cl.counts = append(cl.counts, m)
+		cl.totals = append(cl.totals, n)
+	}
+	cl.vocab = len(vocab)
+	for i := range cl.types {
+		cl.profiles = append(cl.profiles, cl.vectorize(profileTerms[i]))
+		var exs []vector
+		for _, f := range exampleTerms[i] {
+			exs = append(exs, cl.vectorize(f))
+		}
+		cl.examples = append(cl.examples, exs)
+	}
+	return cl
+}
+
+func (cl *Classifier) vectorize(terms []string) vector {
+	v := vector{}
+	for _, t := range terms {
+		if idf, ok := cl.idf[t]; ok {
+			v[t] += idf
+		}
+	}
+	var norm float64
+	for t, w := range v {
+		w = 1 + math.Log(w) // sublinear term frequency
+		if w <= 0 {
+			w = 0.1
+		}
+		v[t] = w
+		norm += w * w
+	}
+	norm = math.Sqrt(norm)
+	for t := range v {
+		v[t] /= norm
+	}
+	return v
+}
+
+func cosine(a, b vector) float64 {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	var s float64
+	for t, w := range a {
+		s += w * b[t]
+	}
+	return s
+}
+
+// Classify returns the best type for description. A description sharing no
+// term with any type has confidence 0.
+func (cl *Classifier) Classify(description string) Classification {
+	q := cl.vectorize(features(description))
+	if len(q) == 0 {
+		return Classification{}
+	}
+	scores := make([]float64, len(cl.types))
+	similarity := make([]float64, len(cl.types))
+	terms := features(description)
+	for i := range cl.types {
+		// naive Bayes: mean log-likelihood of the query's known terms
+		var ll float64
+		known := 0
+		for _, t := range terms {
+			if _, ok := cl.idf[t]; !ok {
+				continue
+			}
+			known++
+			ll += math.Log((cl.counts[i][t] + alpha) / (cl.totals[i] + alpha*float64(cl.vocab)))
+		}
+		if known > 0 {
+			ll /= float64(known)
+		}
+		scores[i] = ll
+		// similarity: how much of the query the type's text explains
+		best := 0.0
+		for _, ex := range cl.examples[i] {
+			best = math.Max(best, cosine(q, ex))
+		}
+		similarity[i] = 0.6*best + 0.4*cosine(q, cl.profiles[i])
+	}
+	order := make([]int, len(scores))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return scores[order[a]] > scores[order[b]] })
+	top := order[0]
+	if similarity[top] == 0 {
+		return Classification{}
+	}
+	var z float64
+	for _, s := range scores {
+		z += math.Exp((s - scores[top]) / temperature)
+	}
+	// the posterior, discounted when the query shares few words with the type
+	conf := (1 / z) * math.Min(1, cl.support(top, terms)/supportFloor)
+	c := Classification{TaskType: cl.types[top].ID, Confidence: round3(conf), Runner: cl.types[order[1]].ID,
+		Posterior: 1 / z, Similarity: similarity[top], Support: cl.support(top, terms)}
+	// evidence: the query's heaviest terms present in the winning profile
+	type tw struct {
+		t string
+		w float64
+	}
+	var ev []tw
+	for t, w := range q {
+		if cl.profiles[top][t] > 0 {
+			ev = append(ev, tw{t, w * cl.profiles[top][t]})
+		}
+	}
+	sort.Slice(ev, func(a, b int) bool { return ev[a].w > ev[b].w || ev[a].w == ev[b].w && ev[a].t < ev[b].t })
+	for i := 0; i < len(ev) && i < 5; i++ {
+		c.Evidence = append(c.Evidence, ev[i].t)
+	}
+	return c
+}
+
+// support counts the distinct single-word query terms that type i's text
+// contains.
+func (cl *Classifier) support(i int, terms []string) float64 {
+	seen := map[string]bool{}
+	var s float64
+	for _, t := range terms {
+		if seen[t] || strings.Contains(t, "_") || cl.counts[i][t] == 0 {
+			continue
+		}
+		seen[t] = true
+		s++
+	}
+	return s
+}
+
+func round3(f float64) float64 { return math.Round(f*1000) / 1000 }

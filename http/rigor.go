@@ -1,0 +1,127 @@
+package httpapi
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gorilla/mux"
+
+	"svc/domain/catalog"
+	"svc/domain/enhance"
+	"svc/domain/workflow"
+	"svc/projections"
+)
+
+// status is GET /api/rigor/status/{workflow_id}.
+func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
+	id := mux.Vars(r)["workflow_id"]
+	p, _ := principalOf(r.Context())
+	notFound := newError(http.StatusNotFound, "not_found", "No workflow "+id+" in your organization.")
+	if !workflow.ValidID(id) {
+		return notFound
+	}
+	wf, err := projections.Workflow(r.Context(), s.store.Pool(), p.OrgID, id)
+	if errors.Is(err, projections.ErrNotFound) {
+		return notFound
+	}
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "workflow": map[string]any{
+		"workflow_id":              wf.WorkflowID,
+		"status":                   wf.Status,
+		"task_type":                wf.TaskType,
+		"value_class":              wf.ValueClass,
+		"title":                    wf.Title,
+		"rigor_level":              wf.RigorLevel,
+		"current_step":             0,
+		"total_steps":              wf.TotalSteps,
+		"actual_steps_executed":    0,
+		"completed_step_summaries": []any{},
+		"quality_score":            nil,
+		"credits_used":             0,
+		"credits_live":             0,
+		"estimated_credits":        wf.CreditsEstimate,
+		"error":                    nil,
+		"execution_mode":           wf.ExecutionMode,
+		"created_at":               wf.CreatedAt,
+		"updated_at":               wf.UpdatedAt,
+	}})
+	return nil
+}
+
+// taskTypes is GET /api/rigor/task-types.
+func (s *Server) taskTypes(w http.ResponseWriter, r *http.Request) error {
+	types := s.planner.Catalog().TaskTypes()
+	out := make([]map[string]any, 0, len(types))
+	for _, t := range types {
+		out = append(out, map[string]any{"id": t.ID, "label": t.Label, "shape": t.Shape, "capability": t.Capability, "category": t.Category})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"task_types": out})
+	return nil
+}
+
+// templates is GET /api/rigor/templates?task_type=&category=.
+func (s *Server) templates(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	taskType, category := q.Get("task_type"), q.Get("category")
+	out := []catalog.Template{}
+	for _, t := range s.planner.Catalog().Templates() {
+		if taskType != "" && t.TaskType != taskType {
+			continue
+		}
+		if category != "" && string(t.Category) != category {
+			continue
+		}
+		out = append(out, t)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"templates": out})
+	return nil
+}
+
+type enhanceBody struct {
+	TaskDescription *string `json:"task_description"`
+	TaskType        string  `json:"task_type"`
+	Tier            string  `json:"tier"`
+}
+
+// enhance is POST /api/rigor/enhance: the deterministic tier is public.
+func (s *Server) enhance(w http.ResponseWriter, r *http.Request) error {
+	var body enhanceBody
+	if err := decodeBody(w, r, &body, false); err != nil {
+		return err
+	}
+	if body.TaskDescription == nil {
+		return errMissingField("task_description")
+	}
+	switch body.Tier {
+	case "", "deterministic":
+	case "llm":
+		return newError(http.StatusNotImplemented, "feature_not_enabled", "The llm tier of enhance needs the LLM writer, which this server does not run yet.").
+			withFix("Use the deterministic tier (omit tier).")
+	default:
+		return errInvalidField("tier", "must be deterministic or llm")
+	}
+	if utf8.RuneCountInString(*body.TaskDescription) > enhance.MaxLength {
+		return newError(http.StatusBadRequest, "input_too_long", "task_description is over 10,000 characters.").withDetail("max_length", enhance.MaxLength)
+	}
+	if strings.TrimSpace(*body.TaskDescription) == "" {
+		return errMissingField("task_description")
+	}
+	res, err := enhance.Assess(*body.TaskDescription, body.TaskType)
+	if errors.Is(err, enhance.ErrTooLong) {
+		return newError(http.StatusBadRequest, "input_too_long", "task_description is over 10,000 characters.").withDetail("max_length", enhance.MaxLength)
+	}
+	if err != nil {
+		return &wrapped{newError(http.StatusInternalServerError, "enhance_error", "The description could not be assessed."), err}
+	}
+	suggestions := res.Suggestions
+	if suggestions == nil {
+		suggestions = []string{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "request_id": requestID(r.Context()), "score": res.Score,
+		"suggestions": suggestions, "missing": res.Missing, "credits_used": 0, "credits_remaining": nil})
+	return nil
+}
