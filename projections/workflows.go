@@ -71,8 +71,8 @@ func (Workflows) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []events
 // WorkflowRow is a workflow as the read model has it.
 type WorkflowRow struct {
 	WorkflowID, OrgID, Status, TaskType, ValueClass, Title, RigorLevel, ExecutionMode string
-	TotalSteps, CreditsEstimate                                                      int
-	CreatedAt, UpdatedAt                                                             time.Time
+	TotalSteps, CreditsEstimate                                                       int
+	CreatedAt, UpdatedAt                                                              time.Time
 }
 
 // Workflow returns a workflow of orgID; another org's is ErrNotFound.
