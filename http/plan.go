@@ -134,7 +134,8 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return planError(err)
 	}
-	s.waitFor(ctx, res.Position, "workflows")
+	// No wait for the projection: status reads a workflow the projection
+	// has not reached yet from its stream.
 
 	var warnings []planning.Warning
 	for _, k := range unknown {

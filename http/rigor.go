@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -23,6 +24,11 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 		return notFound
 	}
 	wf, err := projections.Workflow(r.Context(), s.store.Pool(), p.OrgID, id)
+	if errors.Is(err, projections.ErrNotFound) {
+		// a workflow planned a moment ago may not be projected yet: its
+		// stream is the truth
+		wf, err = s.freshWorkflow(r.Context(), p.OrgID, id)
+	}
 	if errors.Is(err, projections.ErrNotFound) {
 		return notFound
 	}
@@ -124,4 +130,24 @@ func (s *Server) enhance(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "request_id": requestID(r.Context()), "score": res.Score,
 		"suggestions": suggestions, "missing": res.Missing, "credits_used": 0, "credits_remaining": nil})
 	return nil
+}
+
+// freshWorkflow reads a workflow from its stream, for the moment between a
+// command's commit and its projection.
+func (s *Server) freshWorkflow(ctx context.Context, orgID, id string) (projections.WorkflowRow, error) {
+	events, err := s.store.Load(ctx, workflow.Stream(id))
+	if err != nil {
+		return projections.WorkflowRow{}, err
+	}
+	if len(events) == 0 || events[0].Type != workflow.EventPlanned {
+		return projections.WorkflowRow{}, projections.ErrNotFound
+	}
+	var d workflow.Planned
+	if err := events[0].Decode(&d); err != nil {
+		return projections.WorkflowRow{}, err
+	}
+	if d.OrgID != orgID {
+		return projections.WorkflowRow{}, projections.ErrNotFound
+	}
+	return projections.PlannedRow(d, events[0].RecordedAt), nil
 }

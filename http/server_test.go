@@ -21,7 +21,9 @@ import (
 	"svc/adapters/ratelimit"
 	"svc/commands"
 	"svc/domain/apikey"
+	"svc/domain/catalog"
 	"svc/domain/org"
+	"svc/domain/planning"
 	"svc/eventstore"
 	httpapi "svc/http"
 	"svc/projections"
@@ -321,5 +323,56 @@ func TestMethodNotAllowedAndInternalMetrics(t *testing.T) {
 		if w.Code != want {
 			t.Errorf("metrics from %s: %d, want %d", peer, w.Code, want)
 		}
+	}
+}
+
+// TestStatusReadsAFreshWorkflowFromItsStream: with the workflows projection
+// not running, a workflow planned a moment ago is still found (from its
+// stream), and still only by its own org.
+func TestStatusReadsAFreshWorkflowFromItsStream(t *testing.T) {
+	ctx := context.Background()
+	key, orgID := keyWithRole(t, apikey.Owner)
+	other, _ := keyWithRole(t, apikey.Owner)
+	frozen := eventstore.New(db.Pool) // a store no runner follows
+	f := newFixture(t, nil, frozen)
+	f.start(t)
+	// project keys and organizations only, until both keys resolve
+	if err := projections.NewRunner(frozen, quiet, projections.All()).Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	identity := projections.NewRunner(frozen, quiet, []projections.Projection{projections.Keys{}, projections.Organizations{}})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		for _, p := range identity.Projections() {
+			if err := identity.CatchUp(ctx, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r1, _ := f.do(t, "GET", "/api/billing/balance", key)
+		r2, _ := f.do(t, "GET", "/api/billing/balance", other)
+		if r1.StatusCode == 200 && r2.StatusCode == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("keys never resolved")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	res, err := commands.NewPlanWorkflowHandler(frozen, planning.NewPlanner(catalog.Default())).Handle(ctx, commands.PlanWorkflow{
+		OrgID: orgID, WorkspaceID: orgID, Request: planning.Request{Description: "compare our pricing with three competitors", TaskType: "competitive_analysis"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := res.Result.Plans[0].WorkflowID
+	if _, err := projections.Workflow(ctx, db.Pool, orgID, id); !errors.Is(err, projections.ErrNotFound) {
+		t.Fatalf("the workflow is projected already (%v): the test would not exercise the stream", err)
+	}
+	resp, body := f.do(t, "GET", "/api/rigor/status/"+id, key)
+	wf, _ := body["workflow"].(map[string]any)
+	if resp.StatusCode != 200 || wf["status"] != "planned" || wf["workflow_id"] != id || wf["total_steps"] == nil {
+		t.Fatalf("status of a fresh workflow: %d %v", resp.StatusCode, body)
+	}
+	if resp, body := f.do(t, "GET", "/api/rigor/status/"+id, other); resp.StatusCode != 404 || errCode(body) != "not_found" {
+		t.Fatalf("another org: %d %v", resp.StatusCode, body)
 	}
 }

@@ -75,6 +75,15 @@ type WorkflowRow struct {
 	CreatedAt, UpdatedAt                                                              time.Time
 }
 
+// PlannedRow is the row a WorkflowPlanned event makes: what the projection
+// inserts, and what a reader may use for a workflow the projection has not
+// reached yet (read from its stream).
+func PlannedRow(d workflow.Planned, at time.Time) WorkflowRow {
+	return WorkflowRow{WorkflowID: d.WorkflowID, OrgID: d.OrgID, Status: workflow.StatusPlanned, TaskType: d.TaskType,
+		ValueClass: d.ValueClass, Title: d.Title, RigorLevel: d.RigorLevel, ExecutionMode: d.Execution,
+		TotalSteps: d.TotalSteps, CreditsEstimate: d.Credits, CreatedAt: at, UpdatedAt: at}
+}
+
 // Workflow returns a workflow of orgID; another org's is ErrNotFound.
 func Workflow(ctx context.Context, db eventstore.DB, orgID, id string) (WorkflowRow, error) {
 	var r WorkflowRow

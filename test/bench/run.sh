@@ -33,6 +33,7 @@ REBUILD_EVENTS=${REBUILD_EVENTS:-1000000}
 REBUILD_ORGS=${REBUILD_ORGS:-10000}
 PORT=${BENCH_PORT:-18090}
 PACED_RPS=${PACED_RPS:-5000}
+PLAN_ORGS=${PLAN_ORGS:-300}
 REBUILD_ALL_BUDGET=${REBUILD_ALL_BUDGET:-150}
 SKIP=" ${BENCH_SKIP:-} "
 CHUNK=100000
@@ -255,7 +256,7 @@ if ! skip http; then
 		exit 1
 	fi
 	log "svc serve on 127.0.0.1:$PORT (fresh database)"
-	DATABASE_URL=$(url "$DB_HTTP") SVC_ADDR=127.0.0.1:$PORT SVC_LOG_LEVEL=info REDIS_URL= SVC_SMTP_URL= \
+	DATABASE_URL=$(url "$DB_HTTP") SVC_ADDR=127.0.0.1:$PORT SVC_LOG_LEVEL=info REDIS_URL= SVC_SMTP_URL= SVC_TRUSTED_PROXIES=127.0.0.1/32 \
 		bin/svc serve >"$OUT/serve.stdout" 2>"$OUT/serve.log" &
 	SERVE_PID=$!
 	base=http://127.0.0.1:$PORT
@@ -297,9 +298,48 @@ if ! skip http; then
 	wrk -t2 -c"$WRK_CONNECTIONS" -d"$WRK_DURATION" --latency -s "$WORK/paced.lua" "$base/api/billing/balance" >"$OUT/wrk-balance-paced.txt" 2>&1
 	log "wrk same route without a key (401, no database read) -t2 -c$WRK_CONNECTIONS -d$WRK_DURATION"
 	wrk -t2 -c"$WRK_CONNECTIONS" -d"$WRK_DURATION" --latency -s "$WORK/report.lua" "$base/api/billing/balance" >"$OUT/wrk-nokey.txt" 2>&1
+
+	# POST /api/rigor/plan (classify, build, persist): each org may plan 120
+	# times a minute, so the load spreads over PLAN_ORGS orgs (signed up from
+	# distinct X-Forwarded-For addresses; serve trusts loopback as a proxy).
+	log "signing up $PLAN_ORGS orgs for the plan benchmark"
+	{
+		echo "keys = {"
+		for i in $(seq "$PLAN_ORGS"); do
+			k=$(curl -fsS -X POST "$base/api/keys" -H "X-Forwarded-For: 10.77.$((i / 250)).$((i % 250 + 1))" | jq -r .key)
+			printf '  "%s",\n' "$k"
+		done
+		echo "}"
+		cat <<-'EOF'
+		local body = '{"task_description":"compare our pricing with three competitors for the board","preferences":{"rigor_level":"standard"}}'
+		local n = 0
+		request = function()
+			n = n + 1
+			return wrk.format("POST", nil, {["x-api-key"] = keys[(n % #keys) + 1], ["content-type"] = "application/json"}, body)
+		end
+		EOF
+		cat "$WORK/report.lua"
+	} >"$WORK/plan.lua"
+	log "wrk POST /api/rigor/plan -t2 -c$WRK_CONNECTIONS -d$WRK_DURATION"
+	wrk -t2 -c"$WRK_CONNECTIONS" -d"$WRK_DURATION" --latency -s "$WORK/plan.lua" "$base/api/rigor/plan" >"$OUT/wrk-plan.txt" 2>&1
+	# latency at light load (2 connections): at saturation p50 is just
+	# connections / throughput, queueing rather than work
+	log "wrk POST /api/rigor/plan -t2 -c2 -d$WRK_DURATION (latency at light load)"
+	wrk -t2 -c2 -d"$WRK_DURATION" --latency -s "$WORK/plan.lua" "$base/api/rigor/plan" >"$OUT/wrk-plan-c2.txt" 2>&1
+	log "wrk GET /api/health (same-run baseline) -t2 -c$WRK_CONNECTIONS -d$WRK_DURATION, and -c2"
+	wrk -t2 -c"$WRK_CONNECTIONS" -d"$WRK_DURATION" --latency -s "$WORK/report.lua" "$base/api/health" >"$OUT/wrk-health.txt" 2>&1
+	wrk -t2 -c2 -d"$WRK_DURATION" --latency -s "$WORK/report.lua" "$base/api/health" >"$OUT/wrk-health-c2.txt" 2>&1
 	kill -TERM "$SERVE_PID"
 	wait "$SERVE_PID" || true
 	SERVE_PID=""
+
+	plrps=$(field "$OUT/wrk-plan.txt" rps) plp99=$(field "$OUT/wrk-plan.txt" p99_ms)
+	plbad=$(( $(field "$OUT/wrk-plan.txt" non2xx) + $(field "$OUT/wrk-plan.txt" errors) + $(field "$OUT/wrk-plan-c2.txt" non2xx) + $(field "$OUT/wrk-plan-c2.txt" errors) ))
+	plp50=$(field "$OUT/wrk-plan-c2.txt" p50_ms) plrps2=$(field "$OUT/wrk-plan-c2.txt" rps)
+	hrps=$(field "$OUT/wrk-health.txt" rps) hp50=$(field "$OUT/wrk-health-c2.txt" p50_ms)
+	log "  plan: $plrps plans/s at c=$WRK_CONNECTIONS (p99 $plp99 ms); p50 $plp50 ms at c=2 ($plrps2 plans/s); failed $plbad; health: $hrps req/s, p50 $hp50 ms at c=2"
+	result "POST /api/rigor/plan, wrk -c$WRK_CONNECTIONS (plans/s)" "$plrps" "GET /api/health: $hrps req/s" "$(ratio "$plrps" "$hrps")" ">= 1000 plans/s" "$(atleast "$plrps" 1000)"
+	result "  same at -c2: p50 latency (ms)" "$plp50" "GET /api/health -c2 p50: $hp50 ms" "-" "< 5 ms" "$(awk -v p="$plp50" -v b="$plbad" 'BEGIN { print (p < 5 && b == 0) ? "PASS" : "FAIL" }')"
 
 	rps=$(field "$OUT/wrk-balance.txt" rps) p99=$(field "$OUT/wrk-balance.txt" p99_ms)
 	p50=$(field "$OUT/wrk-balance.txt" p50_ms) bad=$(field "$OUT/wrk-balance.txt" non2xx)
