@@ -9,7 +9,9 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"svc/commands"
 	"svc/domain/catalog"
+	"svc/domain/credit"
 	"svc/domain/enhance"
 	"svc/domain/workflow"
 	"svc/projections"
@@ -103,12 +105,14 @@ func (s *Server) enhance(w http.ResponseWriter, r *http.Request) error {
 		return errMissingField("task_description")
 	}
 	switch body.Tier {
-	case "", "deterministic":
-	case "llm":
-		return newError(http.StatusNotImplemented, "feature_not_enabled", "The llm tier of enhance needs the LLM writer, which this server does not run yet.").
-			withFix("Use the deterministic tier (omit tier).")
+	case "", "deterministic", "llm":
 	default:
 		return errInvalidField("tier", "must be deterministic or llm")
+	}
+	p, authed := principalOf(r.Context())
+	if body.Tier == "llm" && !authed {
+		return newError(http.StatusUnauthorized, "missing_api_key", "The llm tier of enhance needs an API key (it costs 270 credits).").
+			withFix("Send your key in the x-api-key header, or use the free deterministic tier.")
 	}
 	if utf8.RuneCountInString(*body.TaskDescription) > enhance.MaxLength {
 		return newError(http.StatusBadRequest, "input_too_long", "task_description is over 10,000 characters.").withDetail("max_length", enhance.MaxLength)
@@ -127,10 +131,38 @@ func (s *Server) enhance(w http.ResponseWriter, r *http.Request) error {
 	if suggestions == nil {
 		suggestions = []string{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "request_id": requestID(r.Context()), "score": res.Score,
-		"suggestions": suggestions, "missing": res.Missing, "credits_used": 0, "credits_remaining": nil})
+	out := map[string]any{"ok": true, "request_id": requestID(r.Context()), "score": res.Score,
+		"suggestions": suggestions, "missing": res.Missing, "credits_used": 0, "credits_remaining": nil}
+	if authed {
+		if b, err := projections.Balance(r.Context(), s.store.Pool(), p.OrgID); err == nil {
+			out["credits_remaining"] = b.Balance
+		}
+	}
+	if body.Tier == "llm" {
+		// Until the LLM writer of the execution work lands, the offline
+		// writer answers: a structured brief of the description.
+		enhanced := enhance.Brief(*body.TaskDescription, res)
+		charged, err := s.chargeCredits.Handle(r.Context(), commands.ChargeCredits{Charge: credit.Charged{
+			OrgID: p.OrgID, Amount: enhanceLLMCredits, Reason: "enhance_llm", KeyID: p.KeyID}})
+		if errors.Is(err, credit.ErrInsufficient) {
+			bal, _ := projections.Balance(r.Context(), s.store.Pool(), p.OrgID)
+			return newError(http.StatusPaymentRequired, "insufficient_credits", "The llm tier of enhance costs 270 credits; the balance is lower.").
+				withFix("Top up credits, or use the free deterministic tier.").
+				withDetail("required_credits", enhanceLLMCredits).withDetail("balance", bal.Balance)
+		}
+		if err != nil {
+			return &wrapped{newError(http.StatusInternalServerError, "enhance_error", "The description could not be enhanced; nothing was charged."), err}
+		}
+		out["enhanced"] = enhanced
+		out["credits_used"] = enhanceLLMCredits
+		out["credits_remaining"] = charged.Balance
+	}
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }
+
+// enhanceLLMCredits is the price of the llm tier of enhance.
+const enhanceLLMCredits = 270
 
 // freshWorkflow reads a workflow from its stream, for the moment between a
 // command's commit and its projection.

@@ -60,9 +60,10 @@ type Server struct {
 	mailing sync.WaitGroup
 	planner *planning.Planner
 
-	createOrg    commands.Handler[commands.CreateOrganization, commands.OrganizationCreated]
-	verifyEmail  commands.Handler[commands.VerifyEmail, commands.EmailVerified]
-	planWorkflow commands.Handler[commands.PlanWorkflow, commands.WorkflowsPlanned]
+	createOrg     commands.Handler[commands.CreateOrganization, commands.OrganizationCreated]
+	verifyEmail   commands.Handler[commands.VerifyEmail, commands.EmailVerified]
+	planWorkflow  commands.Handler[commands.PlanWorkflow, commands.WorkflowsPlanned]
+	chargeCredits commands.Handler[commands.ChargeCredits, commands.CreditsCharged]
 }
 
 // New returns a server over deps.
@@ -83,6 +84,8 @@ func New(cfg Config, d Deps) *Server {
 			commands.NewVerifyEmailHandler(d.Store), d.Log),
 		planWorkflow: commands.WithLogging[commands.PlanWorkflow, commands.WorkflowsPlanned](
 			commands.NewPlanWorkflowHandler(d.Store, d.Planner), d.Log),
+		chargeCredits: commands.WithLogging[commands.ChargeCredits, commands.CreditsCharged](
+			commands.NewChargeCreditsHandler(d.Store), d.Log),
 	}
 	s.routes()
 	return s

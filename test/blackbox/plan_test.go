@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 var workflowID = regexp.MustCompile(`^wr_[0-9a-f]{32}$`)
@@ -223,5 +224,56 @@ func TestPlanMultiIntent(t *testing.T) {
 	}
 	if integer(t, object(t, plan, "total_cost"), "credits") != sum {
 		t.Fatalf("total_cost %v, plans sum %d", plan["total_cost"], sum)
+	}
+}
+
+func TestEnhanceLLMTier(t *testing.T) {
+	t.Parallel()
+	s := sharedServer(t)
+	a := s.signup(t, nil)
+	body := map[string]any{"task_description": "help me with stuff", "tier": "llm"}
+	wantError(t, s.do(t, req{Method: http.MethodPost, Path: "/api/rigor/enhance", Body: body}), http.StatusUnauthorized, "missing_api_key")
+	wantError(t, s.do(t, req{Method: http.MethodPost, Path: "/api/rigor/enhance", Body: map[string]any{"task_description": "a b", "tier": "gpt"}}), http.StatusBadRequest, "invalid_field")
+	balance := int64(2500)
+	for balance >= 270 {
+		res := s.do(t, req{Method: http.MethodPost, Path: "/api/rigor/enhance", Key: a.Key, Body: body})
+		wantStatus(t, res, http.StatusOK)
+		balance -= 270
+		if !strings.HasPrefix(str(t, res.Body, "enhanced"), "Task: help me with stuff") || integer(t, res.Body, "credits_used") != 270 || integer(t, res.Body, "credits_remaining") != balance {
+			t.Fatalf("llm tier: %s", res.Raw)
+		}
+	}
+	short := s.do(t, req{Method: http.MethodPost, Path: "/api/rigor/enhance", Key: a.Key, Body: body})
+	wantError(t, short, http.StatusPaymentRequired, "insufficient_credits")
+	details := object(t, object(t, short.Body, "error"), "details")
+	if integer(t, details, "required_credits") != 270 {
+		t.Fatalf("402 details %v", details)
+	}
+	s.waitBalance(t, a.Key, balance, 15*time.Second)
+	// the free tier with a key reports the balance and charges nothing
+	free := s.do(t, req{Method: http.MethodPost, Path: "/api/rigor/enhance", Key: a.Key, Body: map[string]any{"task_description": "help me with stuff"}})
+	wantStatus(t, free, http.StatusOK)
+	if integer(t, free.Body, "credits_used") != 0 || integer(t, free.Body, "credits_remaining") != balance {
+		t.Fatalf("free tier with a key: %s", free.Raw)
+	}
+}
+
+func TestEnhanceAnonymousRateLimit(t *testing.T) {
+	t.Parallel()
+	s := sharedServer(t)
+	ip := nextIP()
+	body := map[string]any{"task_description": "help me with stuff"}
+	for i := 0; i < 120; i++ {
+		if res := s.do(t, req{Method: http.MethodPost, Path: "/api/rigor/enhance", XFF: ip, Body: body}); res.Status != http.StatusOK {
+			t.Fatalf("request %d: %d %s", i+1, res.Status, res.Raw)
+		}
+	}
+	res := s.do(t, req{Method: http.MethodPost, Path: "/api/rigor/enhance", XFF: ip, Body: body})
+	wantError(t, res, http.StatusTooManyRequests, "rate_limit_exceeded")
+	if res.Header.Get("Retry-After") == "" || res.Body["retry_after"] == nil {
+		t.Fatalf("429 without retry information: %v %s", res.Header, res.Raw)
+	}
+	if other := s.do(t, req{Method: http.MethodPost, Path: "/api/rigor/enhance", XFF: nextIP(), Body: body}); other.Status != http.StatusOK {
+		t.Fatalf("another address limited: %d", other.Status)
 	}
 }
