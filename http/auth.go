@@ -103,14 +103,20 @@ func (s *Server) principal(ctx context.Context, raw string) (*projections.Princi
 	return &p, nil
 }
 
-// rateLimit applies the sliding per-minute window of the principal's org. It
-// degrades open: a limiter failure lets the request through.
+// rateLimit applies the sliding per-minute window of the principal's org.
 func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, p projections.Principal) error {
 	limit := perMinute
 	if p.Tier == org.Enterprise {
 		limit = perMinuteEnterprise
 	}
-	d, err := s.limiter.Allow(r.Context(), "org:"+p.OrgID, limit, time.Minute)
+	return s.perMinute(w, r, "org:"+p.OrgID, limit, "this organization")
+}
+
+// perMinute counts a request against key's sliding 60 s window, sets the
+// X-RateLimit headers and answers 429 rate_limit_exceeded past limit. It
+// degrades open: a limiter failure lets the request through.
+func (s *Server) perMinute(w http.ResponseWriter, r *http.Request, key string, limit int, who string) error {
+	d, err := s.limiter.Allow(r.Context(), key, limit, time.Minute)
 	if err != nil {
 		s.log.WarnContext(r.Context(), "rate limiter unavailable; letting the request through", "error", err)
 		return nil
@@ -123,7 +129,7 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, p projections
 	secs := retrySeconds(d.RetryAfter)
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
 	return newError(http.StatusTooManyRequests, "rate_limit_exceeded",
-		"Rate limit of "+strconv.Itoa(limit)+" requests per minute for this organization reached.").
+		"Rate limit of "+strconv.Itoa(limit)+" requests per minute for "+who+" reached.").
 		withFix("Wait retry_after seconds before retrying.").
 		withDetail("limit", limit).withDetail("window_seconds", 60).withDetail("retry_after", secs).
 		withFlat("retry_after", secs)
@@ -188,12 +194,8 @@ func (s *Server) publicLimited(h handlerFunc) http.Handler {
 			authed.ServeHTTP(w, r)
 			return nil
 		}
-		d, err := s.limiter.Allow(r.Context(), "ip:"+clientIP(r.Context()), perMinute, time.Minute)
-		if err == nil && !d.Allowed {
-			secs := retrySeconds(d.RetryAfter)
-			w.Header().Set("Retry-After", strconv.Itoa(secs))
-			return newError(http.StatusTooManyRequests, "rate_limit_exceeded", "Rate limit of "+strconv.Itoa(perMinute)+" requests per minute for this address reached.").
-				withDetail("retry_after", secs).withFlat("retry_after", secs)
+		if err := s.perMinute(w, r, "ip:"+clientIP(r.Context()), perMinute, "this address"); err != nil {
+			return err
 		}
 		return h(w, r)
 	})

@@ -91,11 +91,14 @@ func decodePreferences(raw json.RawMessage) (planning.Preferences, *apiError) {
 
 // plan is POST /api/rigor/plan.
 func (s *Server) plan(w http.ResponseWriter, r *http.Request) error {
-	var fields map[string]json.RawMessage
-	if err := decodeBody(w, r, &fields, false); err != nil {
+	var raw json.RawMessage
+	if err := decodeBody(w, r, &raw, false); err != nil {
 		return err
 	}
-	raw, _ := json.Marshal(fields)
+	var fields map[string]json.RawMessage // for the unknown_field warnings
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return newError(http.StatusBadRequest, "invalid_body", "The request body must be a JSON object.")
+	}
 	var body planBody
 	if err := json.Unmarshal(raw, &body); err != nil {
 		var typeErr *json.UnmarshalTypeError

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/gorilla/mux"
 
@@ -114,17 +112,13 @@ func (s *Server) enhance(w http.ResponseWriter, r *http.Request) error {
 		return newError(http.StatusUnauthorized, "missing_api_key", "The llm tier of enhance needs an API key (it costs 270 credits).").
 			withFix("Send your key in the x-api-key header, or use the free deterministic tier.")
 	}
-	if utf8.RuneCountInString(*body.TaskDescription) > enhance.MaxLength {
-		return newError(http.StatusBadRequest, "input_too_long", "task_description is over 10,000 characters.").withDetail("max_length", enhance.MaxLength)
-	}
-	if strings.TrimSpace(*body.TaskDescription) == "" {
-		return errMissingField("task_description")
-	}
 	res, err := enhance.Assess(*body.TaskDescription, body.TaskType)
-	if errors.Is(err, enhance.ErrTooLong) {
+	switch {
+	case errors.Is(err, enhance.ErrTooLong):
 		return newError(http.StatusBadRequest, "input_too_long", "task_description is over 10,000 characters.").withDetail("max_length", enhance.MaxLength)
-	}
-	if err != nil {
+	case errors.Is(err, enhance.ErrEmpty):
+		return errMissingField("task_description")
+	case err != nil:
 		return &wrapped{newError(http.StatusInternalServerError, "enhance_error", "The description could not be assessed."), err}
 	}
 	suggestions := res.Suggestions
@@ -133,7 +127,7 @@ func (s *Server) enhance(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := map[string]any{"ok": true, "request_id": requestID(r.Context()), "score": res.Score,
 		"suggestions": suggestions, "missing": res.Missing, "credits_used": 0, "credits_remaining": nil}
-	if authed {
+	if authed && body.Tier != "llm" { // the llm tier's charge reports the balance itself
 		if b, err := projections.Balance(r.Context(), s.store.Pool(), p.OrgID); err == nil {
 			out["credits_remaining"] = b.Balance
 		}

@@ -190,8 +190,3 @@ func WorkflowCharges(ctx context.Context, db eventstore.DB, orgID string) (map[s
 	}
 	return out, rows.Err()
 }
-
-// All returns every projection of the service, in the order the CLI lists them.
-func All() []Projection {
-	return []Projection{Organizations{}, Keys{}, Workspaces{}, Billing{}, Workflows{}}
-}

@@ -45,6 +45,11 @@ type Projection interface {
 	Apply(ctx context.Context, tx pgx.Tx, t Tables, events []eventstore.Event) error
 }
 
+// All returns every projection of the service, in the order the CLI lists them.
+func All() []Projection {
+	return []Projection{Organizations{}, Keys{}, Workspaces{}, Billing{}, Workflows{}}
+}
+
 // Tables maps a table name to its physical table in one generation.
 type Tables struct{ generation int }
 

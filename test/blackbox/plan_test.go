@@ -264,8 +264,9 @@ func TestEnhanceAnonymousRateLimit(t *testing.T) {
 	ip := nextIP()
 	body := map[string]any{"task_description": "help me with stuff"}
 	for i := 0; i < 120; i++ {
-		if res := s.do(t, req{Method: http.MethodPost, Path: "/api/rigor/enhance", XFF: ip, Body: body}); res.Status != http.StatusOK {
-			t.Fatalf("request %d: %d %s", i+1, res.Status, res.Raw)
+		res := s.do(t, req{Method: http.MethodPost, Path: "/api/rigor/enhance", XFF: ip, Body: body})
+		if res.Status != http.StatusOK || res.Header.Get("X-RateLimit-Limit") != "120" {
+			t.Fatalf("request %d: %d %s, X-RateLimit-Limit %q", i+1, res.Status, res.Raw, res.Header.Get("X-RateLimit-Limit"))
 		}
 	}
 	res := s.do(t, req{Method: http.MethodPost, Path: "/api/rigor/enhance", XFF: ip, Body: body})
