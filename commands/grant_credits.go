@@ -1,8 +1,11 @@
 package commands
 
 import (
+	"strings"
+
 	"context"
 	"fmt"
+	"svc/domain/workflow"
 
 	"svc/domain/credit"
 	"svc/domain/org"
@@ -64,12 +67,23 @@ func (h GrantCreditsHandler) Handle(ctx context.Context, cmd GrantCredits) (Cred
 }
 
 func loadLedger(ctx context.Context, store *eventstore.Store, orgID string) (*credit.Ledger, error) {
-	events, err := store.Load(ctx, credit.Stream(orgID))
-	if err != nil {
-		return nil, err
-	}
-	return credit.Load(orgID, events)
+	return ledgers.load(ctx, store, store.Pool(), credit.Stream(orgID))
 }
+
+// LoadLedger folds an org's ledger read through db (a transaction that is
+// about to append to it), from the cache and the events since.
+func LoadLedger(ctx context.Context, store *eventstore.Store, db eventstore.DB, orgID string) (*credit.Ledger, error) {
+	return ledgers.load(ctx, store, db, credit.Stream(orgID))
+}
+
+// ledgers caches folded ledgers: a busy org's stream grows by a charge per
+// step, and a charge should not re-read all of it.
+var ledgers = newFoldCache(50_000, func(stream string) *credit.Ledger {
+	return credit.New(strings.TrimPrefix(stream, "credits-"))
+})
+
+// slots caches folded active-workflow sets, for the concurrent limit.
+var slots = newFoldCache(50_000, func(string) *workflow.Slots { return workflow.NewSlots() })
 
 // mustExist returns org.ErrNotFound unless the organization has a stream.
 func mustExist(ctx context.Context, store *eventstore.Store, orgID string) error {

@@ -44,11 +44,23 @@ func NewPlanWorkflowHandler(store *eventstore.Store, planner *planning.Planner) 
 	return PlanWorkflowHandler{store: store, planner: planner}
 }
 
-// Handle plans and appends one WorkflowPlanned per plan, all in one transaction.
-func (h PlanWorkflowHandler) Handle(ctx context.Context, cmd PlanWorkflow) (WorkflowsPlanned, error) {
+// steps is the sequence as execution needs it.
+func (h PlanWorkflowHandler) steps(seq []planning.Step) []workflow.PlannedStep {
+	out := make([]workflow.PlannedStep, len(seq))
+	for i, s := range seq {
+		f, _ := h.planner.Catalog().Framework(s.Name)
+		out[i] = workflow.PlannedStep{Step: s.Step, Name: s.Name, Kind: s.Kind, Tier: s.ModelTier, Credits: s.EstimatedCredits,
+			PriorityClass: s.PriorityClass, NeedsContext: f.NeedsExternalContext}
+	}
+	return out
+}
+
+// Prepare plans without appending: the result (workflow ids set) and the
+// WorkflowPlanned event of each plan.
+func (h PlanWorkflowHandler) Prepare(cmd PlanWorkflow) (planning.Result, []workflow.Planned, error) {
 	res, err := h.planner.Plan(cmd.Request)
 	if err != nil {
-		return WorkflowsPlanned{}, err
+		return planning.Result{}, nil, err
 	}
 	group := ""
 	if len(res.Plans) > 1 {
@@ -63,7 +75,7 @@ func (h PlanWorkflowHandler) Handle(ctx context.Context, cmd PlanWorkflow) (Work
 		}
 		body, err := json.Marshal(p)
 		if err != nil {
-			return WorkflowsPlanned{}, fmt.Errorf("plan workflow: %w", err)
+			return planning.Result{}, nil, fmt.Errorf("plan workflow: %w", err)
 		}
 		mode := "standard"
 		if p.Execution == "direct" {
@@ -80,7 +92,24 @@ func (h PlanWorkflowHandler) Handle(ctx context.Context, cmd PlanWorkflow) (Work
 		events[i] = workflow.Planned{WorkflowID: p.WorkflowID, OrgID: cmd.OrgID, WorkspaceID: cmd.WorkspaceID, KeyID: cmd.KeyID,
 			TaskType: p.Classification.TaskType, ValueClass: p.Classification.ValueClass, Description: desc, Title: res.Title,
 			RigorLevel: p.RigorLevel, TotalSteps: len(p.Sequence), Credits: p.Cost.Credits, Execution: mode,
-			ApprovalGates: p.ApprovalGates, Plan: body, Preferences: prefs, AdditionalContext: cmd.Request.AdditionalContext, IntentGroup: group}
+			ApprovalGates: p.ApprovalGates, Plan: body, Preferences: prefs, AdditionalContext: cmd.Request.AdditionalContext, IntentGroup: group,
+			Steps: h.steps(p.Sequence), ContextLess: !p.Context.Sufficient, ContextPersisted: true}
+		for _, c := range cmd.Request.Connections {
+			name := c.Label
+			if name == "" {
+				name = c.ID
+			}
+			events[i].Connections = append(events[i].Connections, workflow.Connection{Name: name, ServerURL: c.ServerURL})
+		}
+	}
+	return res, events, nil
+}
+
+// Handle plans and appends one WorkflowPlanned per plan, all in one transaction.
+func (h PlanWorkflowHandler) Handle(ctx context.Context, cmd PlanWorkflow) (WorkflowsPlanned, error) {
+	res, events, err := h.Prepare(cmd)
+	if err != nil {
+		return WorkflowsPlanned{}, err
 	}
 	out := WorkflowsPlanned{Result: res}
 	m := meta(ctx, cmd.OrgID)

@@ -216,6 +216,12 @@ func (s *Store) Load(ctx context.Context, stream string) ([]Event, error) {
 
 // LoadFrom returns the events of stream from version from on, read through db.
 func (s *Store) LoadFrom(ctx context.Context, db DB, stream string, from int64) ([]Event, error) {
+	return ReadStream(ctx, db, stream, from)
+}
+
+// ReadStream returns the events of stream from version from on, read
+// through db (a pool, a connection or a transaction).
+func ReadStream(ctx context.Context, db DB, stream string, from int64) ([]Event, error) {
 	rows, err := db.Query(ctx, "SELECT "+eventColumns+" FROM events WHERE stream_id = $1 AND version >= $2 ORDER BY version", stream, from)
 	if err != nil {
 		return nil, fmt.Errorf("eventstore: load %s: %w", stream, err)
@@ -369,4 +375,28 @@ func Retry(ctx context.Context, attempts int, fn func() error) error {
 		}
 	}
 	return err
+}
+
+// Last returns the last event of stream, read through db; ok is false for
+// a missing stream.
+func (s *Store) Last(ctx context.Context, db DB, stream string) (e Event, ok bool, err error) {
+	rows, err := db.Query(ctx, "SELECT "+eventColumns+" FROM events WHERE stream_id = $1 ORDER BY version DESC LIMIT 1", stream)
+	if err != nil {
+		return Event{}, false, fmt.Errorf("eventstore: last of %s: %w", stream, err)
+	}
+	events, err := collect(rows)
+	if err != nil || len(events) == 0 {
+		return Event{}, false, err
+	}
+	return events[0], true, nil
+}
+
+// Version returns the version of the last event of stream (NewStream when
+// it has none).
+func (s *Store) Version(ctx context.Context, stream string) (int64, error) {
+	var v int64
+	if err := s.pool.QueryRow(ctx, "SELECT coalesce(max(version), -1) FROM events WHERE stream_id = $1", stream).Scan(&v); err != nil {
+		return 0, fmt.Errorf("eventstore: version of %s: %w", stream, err)
+	}
+	return v, nil
 }

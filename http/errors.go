@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 )
 
 // apiError is an error answer in the specification's envelope:
@@ -16,6 +17,7 @@ type apiError struct {
 	Fix     string
 	Details map[string]any
 	Flat    map[string]any
+	Headers map[string]string
 }
 
 func (e *apiError) Error() string { return e.Code + ": " + e.Message }
@@ -42,6 +44,16 @@ func (e *apiError) withFlat(k string, v any) *apiError {
 	return e
 }
 
+// withRetryAfter adds spec A's retry_after (flat) and the Retry-After
+// header.
+func (e *apiError) withRetryAfter(secs int) *apiError {
+	if e.Headers == nil {
+		e.Headers = map[string]string{}
+	}
+	e.Headers["Retry-After"] = strconv.Itoa(secs)
+	return e.withFlat("retry_after", secs)
+}
+
 func errMissingField(field string) *apiError {
 	return newError(http.StatusBadRequest, "missing_field", "Field "+field+" is required.").withDetail("field", field)
 }
@@ -61,6 +73,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	if ae.Status >= 500 {
 		s.log.ErrorContext(r.Context(), "request failed", "error", err.Error(), "code", ae.Code, "request_id", requestID(r.Context()), "path", r.URL.Path)
+	}
+	for k, v := range ae.Headers {
+		w.Header().Set(k, v)
 	}
 	body := map[string]any{}
 	for k, v := range ae.Flat {

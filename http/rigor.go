@@ -1,62 +1,15 @@
 package httpapi
 
 import (
-	"context"
 	"errors"
 	"net/http"
-
-	"github.com/gorilla/mux"
 
 	"svc/commands"
 	"svc/domain/catalog"
 	"svc/domain/credit"
 	"svc/domain/enhance"
-	"svc/domain/workflow"
 	"svc/projections"
 )
-
-// status is GET /api/rigor/status/{workflow_id}.
-func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
-	id := mux.Vars(r)["workflow_id"]
-	p, _ := principalOf(r.Context())
-	notFound := newError(http.StatusNotFound, "not_found", "No workflow "+id+" in your organization.")
-	if !workflow.ValidID(id) {
-		return notFound
-	}
-	wf, err := projections.Workflow(r.Context(), s.store.Pool(), p.OrgID, id)
-	if errors.Is(err, projections.ErrNotFound) {
-		// a workflow planned a moment ago may not be projected yet: its
-		// stream is the truth
-		wf, err = s.freshWorkflow(r.Context(), p.OrgID, id)
-	}
-	if errors.Is(err, projections.ErrNotFound) {
-		return notFound
-	}
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "workflow": map[string]any{
-		"workflow_id":              wf.WorkflowID,
-		"status":                   wf.Status,
-		"task_type":                wf.TaskType,
-		"value_class":              wf.ValueClass,
-		"title":                    wf.Title,
-		"rigor_level":              wf.RigorLevel,
-		"current_step":             0,
-		"total_steps":              wf.TotalSteps,
-		"actual_steps_executed":    0,
-		"completed_step_summaries": []any{},
-		"quality_score":            nil,
-		"credits_used":             0,
-		"credits_live":             0,
-		"estimated_credits":        wf.CreditsEstimate,
-		"error":                    nil,
-		"execution_mode":           wf.ExecutionMode,
-		"created_at":               wf.CreatedAt,
-		"updated_at":               wf.UpdatedAt,
-	}})
-	return nil
-}
 
 // taskTypes is GET /api/rigor/task-types.
 func (s *Server) taskTypes(w http.ResponseWriter, r *http.Request) error {
@@ -157,23 +110,3 @@ func (s *Server) enhance(w http.ResponseWriter, r *http.Request) error {
 
 // enhanceLLMCredits is the price of the llm tier of enhance.
 const enhanceLLMCredits = 270
-
-// freshWorkflow reads a workflow from its stream, for the moment between a
-// command's commit and its projection.
-func (s *Server) freshWorkflow(ctx context.Context, orgID, id string) (projections.WorkflowRow, error) {
-	events, err := s.store.Load(ctx, workflow.Stream(id))
-	if err != nil {
-		return projections.WorkflowRow{}, err
-	}
-	if len(events) == 0 || events[0].Type != workflow.EventPlanned {
-		return projections.WorkflowRow{}, projections.ErrNotFound
-	}
-	var d workflow.Planned
-	if err := events[0].Decode(&d); err != nil {
-		return projections.WorkflowRow{}, err
-	}
-	if d.OrgID != orgID {
-		return projections.WorkflowRow{}, projections.ErrNotFound
-	}
-	return projections.PlannedRow(d, events[0].RecordedAt), nil
-}

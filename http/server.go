@@ -17,6 +17,7 @@ import (
 
 	"svc/adapters/mail"
 	"svc/adapters/ratelimit"
+	"svc/adapters/webhook"
 	"svc/commands"
 	"svc/domain/apikey"
 	"svc/domain/catalog"
@@ -33,7 +34,18 @@ type Config struct {
 	// ReadYourWrites bounds how long a command's response waits for the
 	// projections to reflect it (default 3 s).
 	ReadYourWrites time.Duration
+	// SSEHeartbeat, SSETimeout and SSEPoll pace execute's event stream
+	// (defaults: spec A's 15 s and 290 s; 200 ms).
+	SSEHeartbeat, SSETimeout, SSEPoll time.Duration
 }
+
+// Kicker is told when a workflow was queued, so a worker of this process
+// starts it at once.
+type Kicker interface{ Kick(workflowID string) }
+
+type noKicker struct{}
+
+func (noKicker) Kick(string) {}
 
 // Deps are the API's collaborators.
 type Deps struct {
@@ -43,6 +55,10 @@ type Deps struct {
 	Mail    mail.Sender
 	Log     *slog.Logger
 	Planner *planning.Planner
+	// Kicker starts queued workflows early (optional: workers poll).
+	Kicker Kicker
+	// Sealer encrypts the webhook secrets execute creates.
+	Sealer commands.Sealer
 }
 
 // Server serves the API.
@@ -59,11 +75,16 @@ type Server struct {
 	rigor   *mux.Router
 	mailing sync.WaitGroup
 	planner *planning.Planner
+	kicker  Kicker
+	closing chan struct{}
+	closed  sync.Once
 
-	createOrg     commands.Handler[commands.CreateOrganization, commands.OrganizationCreated]
-	verifyEmail   commands.Handler[commands.VerifyEmail, commands.EmailVerified]
-	planWorkflow  commands.Handler[commands.PlanWorkflow, commands.WorkflowsPlanned]
-	chargeCredits commands.Handler[commands.ChargeCredits, commands.CreditsCharged]
+	createOrg       commands.Handler[commands.CreateOrganization, commands.OrganizationCreated]
+	verifyEmail     commands.Handler[commands.VerifyEmail, commands.EmailVerified]
+	planWorkflow    commands.Handler[commands.PlanWorkflow, commands.WorkflowsPlanned]
+	chargeCredits   commands.Handler[commands.ChargeCredits, commands.CreditsCharged]
+	executeWorkflow commands.Handler[commands.ExecuteWorkflow, commands.WorkflowQueued]
+	planPreparer    commands.PlanWorkflowHandler
 }
 
 // New returns a server over deps.
@@ -74,8 +95,21 @@ func New(cfg Config, d Deps) *Server {
 	if d.Planner == nil {
 		d.Planner = planning.NewPlanner(catalog.Default())
 	}
+	if d.Kicker == nil {
+		d.Kicker = noKicker{}
+	}
+	if cfg.SSEHeartbeat == 0 {
+		cfg.SSEHeartbeat = 15 * time.Second
+	}
+	if cfg.SSETimeout == 0 {
+		cfg.SSETimeout = 290 * time.Second
+	}
+	if cfg.SSEPoll == 0 {
+		cfg.SSEPoll = 200 * time.Millisecond
+	}
 	s := &Server{
 		cfg: cfg, store: d.Store, runner: d.Runner, limiter: d.Limiter, mail: d.Mail, log: d.Log, planner: d.Planner,
+		kicker: d.Kicker, closing: make(chan struct{}),
 		keys:    newKeyCache(10*time.Second, 50_000),
 		metrics: newMetrics(),
 		createOrg: commands.WithLogging[commands.CreateOrganization, commands.OrganizationCreated](
@@ -86,6 +120,9 @@ func New(cfg Config, d Deps) *Server {
 			commands.NewPlanWorkflowHandler(d.Store, d.Planner), d.Log),
 		chargeCredits: commands.WithLogging[commands.ChargeCredits, commands.CreditsCharged](
 			commands.NewChargeCreditsHandler(d.Store), d.Log),
+		executeWorkflow: commands.WithLogging[commands.ExecuteWorkflow, commands.WorkflowQueued](
+			commands.NewExecuteWorkflowHandler(d.Store, d.Sealer, webhook.NewSecret), d.Log),
+		planPreparer: commands.NewPlanWorkflowHandler(d.Store, d.Planner),
 	}
 	s.routes()
 	return s
@@ -122,6 +159,7 @@ func (s *Server) routes() {
 	s.rigor.Handle("/enhance", s.publicLimited(s.enhance)).Methods(http.MethodPost).Name("rigor.enhance")
 	s.RigorHandle("/plan", http.MethodPost, "rigor.plan", apikey.Viewer, s.plan)
 	s.RigorHandle("/status/{workflow_id}", http.MethodGet, "rigor.status", apikey.Viewer, s.status)
+	s.RigorHandle("/execute", http.MethodPost, "rigor.execute", apikey.Member, s.execute)
 }
 
 // Rigor is the subrouter of /api/rigor: routes registered on it need a key and
@@ -135,6 +173,10 @@ func (s *Server) RigorHandle(path, method, name string, floor Role, h handlerFun
 
 // Handler returns the API with its outer middleware.
 func (s *Server) Handler() http.Handler { return s.outer(s.router) }
+
+// StopStreams ends the open event streams (the server is shutting down;
+// clients reconnect elsewhere with Last-Event-ID).
+func (s *Server) StopStreams() { s.closed.Do(func() { close(s.closing) }) }
 
 // Close waits for mail still being sent.
 func (s *Server) Close(ctx context.Context) {

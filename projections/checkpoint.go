@@ -20,16 +20,17 @@ type Checkpoint struct {
 	Position      eventstore.Position
 	EventsApplied int64
 	UpdatedAt     time.Time
+	SchemaVersion int
 }
 
-const checkpointColumns = "name, generation, active, transaction_id::text, position, events_applied, updated_at"
+const checkpointColumns = "name, generation, active, transaction_id::text, position, events_applied, updated_at, schema_version"
 
 func scanCheckpoint(row pgx.Row) (Checkpoint, error) {
 	var (
 		c      Checkpoint
 		txText string
 	)
-	if err := row.Scan(&c.Name, &c.Generation, &c.Active, &txText, &c.Position.Global, &c.EventsApplied, &c.UpdatedAt); err != nil {
+	if err := row.Scan(&c.Name, &c.Generation, &c.Active, &txText, &c.Position.Global, &c.EventsApplied, &c.UpdatedAt, &c.SchemaVersion); err != nil {
 		return Checkpoint{}, err
 	}
 	tx, err := strconv.ParseUint(txText, 10, 64)

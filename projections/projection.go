@@ -45,6 +45,20 @@ type Projection interface {
 	Apply(ctx context.Context, tx pgx.Tx, t Tables, events []eventstore.Event) error
 }
 
+// Versioned is a projection whose tables changed shape: a generation built
+// at an older version is rebuilt at start (Runner.Upgrade). Projections
+// that do not implement it are at version 1.
+type Versioned interface {
+	SchemaVersion() int
+}
+
+func schemaVersion(p Projection) int {
+	if v, ok := p.(Versioned); ok {
+		return v.SchemaVersion()
+	}
+	return 1
+}
+
 // All returns every projection of the service, in the order the CLI lists them.
 func All() []Projection {
 	return []Projection{Organizations{}, Keys{}, Workspaces{}, Billing{}, Workflows{}}

@@ -111,7 +111,7 @@ func (r *Runner) newGeneration(ctx context.Context, p Projection) (int, error) {
 		if err := createTables(ctx, tx, p, gen); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, "INSERT INTO projection_checkpoints (name, generation, active) VALUES ($1, $2, false)", p.Name(), gen)
+		_, err = tx.Exec(ctx, "INSERT INTO projection_checkpoints (name, generation, active, schema_version) VALUES ($1, $2, false, $3)", p.Name(), gen, schemaVersion(p))
 		return err
 	})
 	if err != nil {

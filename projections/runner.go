@@ -80,11 +80,30 @@ func (r *Runner) Setup(ctx context.Context) error {
 			if err := pointViews(ctx, tx, p, 1); err != nil {
 				return err
 			}
-			_, err := tx.Exec(ctx, "INSERT INTO projection_checkpoints (name, generation, active) VALUES ($1, 1, true)", p.Name())
+			_, err := tx.Exec(ctx, "INSERT INTO projection_checkpoints (name, generation, active, schema_version) VALUES ($1, 1, true, $2)", p.Name(), schemaVersion(p))
 			return err
 		})
 		if err != nil {
 			return fmt.Errorf("set up projection %s: %w", p.Name(), err)
+		}
+	}
+	return nil
+}
+
+// Upgrade rebuilds every projection whose live generation was built by an
+// older schema version of its tables (see Versioned), before Run starts.
+func (r *Runner) Upgrade(ctx context.Context) error {
+	for _, p := range r.projections {
+		cp, err := ActiveCheckpoint(ctx, r.store.Pool(), p.Name())
+		if err != nil {
+			return err
+		}
+		if cp.SchemaVersion >= schemaVersion(p) {
+			continue
+		}
+		r.log.Info("projection schema changed: rebuilding", "projection", p.Name(), "from", cp.SchemaVersion, "to", schemaVersion(p))
+		if _, err := r.Rebuild(ctx, p, nil); err != nil && !errors.Is(err, ErrRebuildRunning) {
+			return err
 		}
 	}
 	return nil

@@ -2,9 +2,10 @@ package projections
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -12,11 +13,18 @@ import (
 	"svc/eventstore"
 )
 
-// Workflows is the read model of workflows: status and listing.
+// Workflows is the read model of workflows: one row per workflow with the
+// listing columns and the rendered Workflow resource (status).
 type Workflows struct{}
 
 // Name implements Projection.
 func (Workflows) Name() string { return "workflows" }
+
+// SchemaVersion implements Versioned.
+func (Workflows) SchemaVersion() int { return 2 }
+
+// activeStatuses are the statuses a worker still has to move.
+const runnableStatuses = `('queued', 'executing', 'quality_review')`
 
 // Tables implements Projection.
 func (Workflows) Tables() []Table {
@@ -26,6 +34,7 @@ func (Workflows) Tables() []Table {
 			org_id uuid NOT NULL,
 			workspace_id uuid NOT NULL,
 			key_id uuid,
+			agent_id text,
 			status text NOT NULL,
 			task_type text NOT NULL,
 			value_class text NOT NULL,
@@ -33,70 +42,143 @@ func (Workflows) Tables() []Table {
 			description text NOT NULL,
 			rigor_level text NOT NULL,
 			total_steps integer NOT NULL,
+			current_step integer NOT NULL,
 			credits_estimate integer NOT NULL,
+			credits_used integer NOT NULL,
+			quality_score integer,
 			execution_mode text NOT NULL,
 			intent_group text,
+			error text,
+			version bigint NOT NULL,
+			view jsonb NOT NULL,
 			created_at timestamptz NOT NULL,
-			updated_at timestamptz NOT NULL`,
-		Indexes: []string{`CREATE INDEX {{table}}_org ON {{table}} (org_id, created_at DESC)`},
+			updated_at timestamptz NOT NULL,
+			started_at timestamptz,
+			completed_at timestamptz`,
+		Indexes: []string{
+			`CREATE INDEX {{table}}_org ON {{table}} (org_id, created_at DESC)`,
+			`CREATE INDEX {{table}}_runnable ON {{table}} (updated_at) WHERE status IN ` + runnableStatuses,
+			`CREATE INDEX {{table}}_task_type ON {{table}} (task_type, status)`,
+		},
 		Storage: "fillfactor = 80",
 	}}
 }
 
-// Apply implements Projection.
+// Apply implements Projection: each workflow the batch touches is folded
+// up to its last event in the batch and its row replaced.
 func (Workflows) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []eventstore.Event) error {
-	table := t.Of("workflows")
-	b := &pgx.Batch{}
+	type touched struct {
+		events []eventstore.Event
+		last   int64
+	}
+	byID := map[string]*touched{}
+	var order []string
 	for _, e := range events {
-		if e.Type != workflow.EventPlanned {
+		if !strings.HasPrefix(e.StreamID, "workflow-") {
 			continue
 		}
-		var d workflow.Planned
-		if err := e.Decode(&d); err != nil {
+		id := strings.TrimPrefix(e.StreamID, "workflow-")
+		tw, ok := byID[id]
+		if !ok {
+			tw = &touched{}
+			byID[id] = tw
+			order = append(order, id)
+		}
+		tw.events = append(tw.events, e)
+		tw.last = e.Version
+	}
+	table := t.Of("workflows")
+	b := &pgx.Batch{}
+	for _, id := range order {
+		tw := byID[id]
+		stream := tw.events
+		if stream[0].Version != 0 { // the batch holds the tail: read the head from the log
+			all, err := eventstore.ReadStream(ctx, tx, workflow.Stream(id), 0)
+			if err != nil {
+				return err
+			}
+			stream = stream[:0:0]
+			for _, e := range all {
+				if e.Version <= tw.last {
+					stream = append(stream, e)
+				}
+			}
+		}
+		wf, err := workflow.Load(stream)
+		if errors.Is(err, workflow.ErrNotFound) {
+			continue
+		}
+		if err != nil {
 			return err
 		}
-		var key *string
-		if d.KeyID != "" {
-			key = &d.KeyID
-		}
-		b.Queue(`INSERT INTO `+table+` (workflow_id, org_id, workspace_id, key_id, status, task_type, value_class, title, description,
-				rigor_level, total_steps, credits_estimate, execution_mode, intent_group, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, nullif($14, ''), $15, $15)`,
-			d.WorkflowID, d.OrgID, d.WorkspaceID, key, workflow.StatusPlanned, d.TaskType, d.ValueClass, d.Title, d.Description,
-			d.RigorLevel, d.TotalSteps, d.Credits, d.Execution, d.IntentGroup, e.RecordedAt)
+		queueRow(b, table, wf)
 	}
 	return sendBatch(ctx, tx, b)
 }
 
-// WorkflowRow is a workflow as the read model has it.
-type WorkflowRow struct {
-	WorkflowID, OrgID, Status, TaskType, ValueClass, Title, RigorLevel, ExecutionMode string
-	TotalSteps, CreditsEstimate                                                       int
-	CreatedAt, UpdatedAt                                                              time.Time
+func queueRow(b *pgx.Batch, table string, wf *workflow.Workflow) {
+	v := wf.View(true)
+	p := wf.Planned()
+	view, _ := json.Marshal(v)
+	var key, agent *string
+	if p.KeyID != "" {
+		key = &p.KeyID
+	}
+	if q := wf.Queued(); q != nil {
+		if q.KeyID != "" {
+			key = &q.KeyID
+		}
+		if q.AgentID != "" {
+			agent = &q.AgentID
+		}
+	}
+	b.Queue(`INSERT INTO `+table+` (workflow_id, org_id, workspace_id, key_id, agent_id, status, task_type, value_class, title, description,
+			rigor_level, total_steps, current_step, credits_estimate, credits_used, quality_score, execution_mode, intent_group, error,
+			version, view, created_at, updated_at, started_at, completed_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, nullif($18, ''), $19, $20, $21, $22, $23, $24, $25)
+		ON CONFLICT (workflow_id) DO UPDATE SET key_id = excluded.key_id, agent_id = excluded.agent_id, status = excluded.status,
+			current_step = excluded.current_step, credits_used = excluded.credits_used, quality_score = excluded.quality_score,
+			execution_mode = excluded.execution_mode, error = excluded.error, version = excluded.version, view = excluded.view,
+			updated_at = excluded.updated_at, started_at = excluded.started_at, completed_at = excluded.completed_at`,
+		p.WorkflowID, p.OrgID, p.WorkspaceID, key, agent, v.Status, v.TaskType, v.ValueClass, v.Title, p.Description,
+		v.RigorLevel, v.TotalSteps, v.CurrentStep, v.EstimatedCredits, v.CreditsUsed, v.QualityScore, v.ExecutionMode, p.IntentGroup, v.Error,
+		wf.Version(), view, v.CreatedAt, v.UpdatedAt, v.StartedAt, v.CompletedAt)
 }
 
-// PlannedRow is the row a WorkflowPlanned event makes: what the projection
-// inserts, and what a reader may use for a workflow the projection has not
-// reached yet (read from its stream).
-func PlannedRow(d workflow.Planned, at time.Time) WorkflowRow {
-	return WorkflowRow{WorkflowID: d.WorkflowID, OrgID: d.OrgID, Status: workflow.StatusPlanned, TaskType: d.TaskType,
-		ValueClass: d.ValueClass, Title: d.Title, RigorLevel: d.RigorLevel, ExecutionMode: d.Execution,
-		TotalSteps: d.TotalSteps, CreditsEstimate: d.Credits, CreatedAt: at, UpdatedAt: at}
+// WorkflowRow is a workflow as the read model has it.
+type WorkflowRow struct {
+	View    workflow.View
+	Version int64
 }
 
 // Workflow returns a workflow of orgID; another org's is ErrNotFound.
 func Workflow(ctx context.Context, db eventstore.DB, orgID, id string) (WorkflowRow, error) {
-	var r WorkflowRow
-	err := db.QueryRow(ctx, `SELECT workflow_id, org_id::text, status, task_type, value_class, title, rigor_level, execution_mode,
-			total_steps, credits_estimate, created_at, updated_at
-		FROM workflows WHERE workflow_id = $1 AND org_id = $2`, id, orgID).
-		Scan(&r.WorkflowID, &r.OrgID, &r.Status, &r.TaskType, &r.ValueClass, &r.Title, &r.RigorLevel, &r.ExecutionMode,
-			&r.TotalSteps, &r.CreditsEstimate, &r.CreatedAt, &r.UpdatedAt)
+	var (
+		r    WorkflowRow
+		view []byte
+	)
+	err := db.QueryRow(ctx, `SELECT view, version FROM workflows WHERE workflow_id = $1 AND org_id = $2`, id, orgID).Scan(&view, &r.Version)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return WorkflowRow{}, ErrNotFound
 	}
 	if err != nil {
 		return WorkflowRow{}, fmt.Errorf("read workflow: %w", err)
 	}
+	if err := json.Unmarshal(view, &r.View); err != nil {
+		return WorkflowRow{}, fmt.Errorf("read workflow %s: %w", id, err)
+	}
 	return r, nil
+}
+
+// Runnable lists workflows a worker still has to move whose lease is free
+// or expired, least recently moved first.
+func Runnable(ctx context.Context, db eventstore.DB, limit int) ([]string, error) {
+	rows, err := db.Query(ctx, `SELECT w.workflow_id FROM workflows w
+		LEFT JOIN workflow_leases l ON l.workflow_id = w.workflow_id
+		WHERE w.status IN `+runnableStatuses+` AND (l.workflow_id IS NULL OR l.expires_at < now())
+		ORDER BY w.updated_at LIMIT $1`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("runnable workflows: %w", err)
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
 }

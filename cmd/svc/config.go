@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/netip"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,6 +26,17 @@ type config struct {
 	MailFrom       string
 	RedisURL       string
 	LogLevel       slog.Level
+
+	AllowPrivateURLs bool
+	OutboundCAFile   string
+
+	// Project tunables (README, "Configuration"): worker and stream pacing,
+	// mostly for tests.
+	Workers             int
+	WorkerLease         time.Duration
+	SSEHeartbeat        time.Duration
+	SSETimeout          time.Duration
+	WebhookBackoffScale float64
 }
 
 func env(name, def string) string {
@@ -59,6 +71,26 @@ func loadConfig() (config, error) {
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(env("SVC_LOG_LEVEL", "info"))); err != nil {
 		return c, fmt.Errorf("SVC_LOG_LEVEL: %w", err)
+	}
+	var err error
+	if c.AllowPrivateURLs, err = strconv.ParseBool(env("SVC_ALLOW_PRIVATE_URLS", "false")); err != nil {
+		return c, fmt.Errorf("SVC_ALLOW_PRIVATE_URLS: want true or false")
+	}
+	c.OutboundCAFile = os.Getenv("SVC_OUTBOUND_CA_FILE")
+	if c.Workers, err = strconv.Atoi(env("SVC_WORKERS", "32")); err != nil || c.Workers < 1 {
+		return c, fmt.Errorf("SVC_WORKERS: want a positive number of workflows run at once")
+	}
+	durations := []struct {
+		name, def string
+		to        *time.Duration
+	}{{"SVC_WORKER_LEASE", "30s", &c.WorkerLease}, {"SVC_SSE_HEARTBEAT", "15s", &c.SSEHeartbeat}, {"SVC_SSE_TIMEOUT", "290s", &c.SSETimeout}}
+	for _, d := range durations {
+		if *d.to, err = time.ParseDuration(env(d.name, d.def)); err != nil || *d.to <= 0 {
+			return c, fmt.Errorf("%s: want a duration such as %s", d.name, d.def)
+		}
+	}
+	if c.WebhookBackoffScale, err = strconv.ParseFloat(env("SVC_WEBHOOK_BACKOFF_SCALE", "1"), 64); err != nil || c.WebhookBackoffScale <= 0 {
+		return c, fmt.Errorf("SVC_WEBHOOK_BACKOFF_SCALE: want a positive number (1 = the real schedule)")
 	}
 	return c, nil
 }

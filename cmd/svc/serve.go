@@ -7,11 +7,16 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
+	"svc/adapters/llm"
 	"svc/adapters/mail"
+	"svc/adapters/outbound"
 	"svc/adapters/ratelimit"
+	"svc/adapters/secrets"
+	"svc/commands/worker"
 	httpapi "svc/http"
 	"svc/migrations"
 	"svc/projections"
@@ -22,7 +27,7 @@ const shutdownGrace = 25 * time.Second
 
 func runServe(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	if helped, err := noArgs(fs, args, "serve\n\nApplies pending migrations, then serves the HTTP API and runs the projections until SIGINT or SIGTERM.\nEnvironment: DATABASE_URL, SVC_ADDR, SVC_BASE_URL, SVC_TRUSTED_PROXIES, SVC_SMTP_URL, REDIS_URL, SVC_LOG_LEVEL."); helped || err != nil {
+	if helped, err := noArgs(fs, args, "serve\n\nApplies pending migrations, then serves the HTTP API and runs the workflow workers and the projections until SIGINT or SIGTERM.\nEnvironment: see OPERATIONS.md (DATABASE_URL, SVC_ADDR, SVC_BASE_URL, SVC_LLM_*, SVC_SECRET_KEY, SVC_ALLOW_PRIVATE_URLS, SVC_OUTBOUND_CA_FILE, SVC_TRUSTED_PROXIES, SVC_SMTP_URL, REDIS_URL) and the README (SVC_LOG_LEVEL, SVC_WORKERS, SVC_WORKER_LEASE, SVC_SSE_HEARTBEAT, SVC_SSE_TIMEOUT, SVC_WEBHOOK_BACKOFF_SCALE)."); helped || err != nil {
 		return err
 	}
 	cfg, err := loadConfig()
@@ -46,25 +51,55 @@ func runServe(ctx context.Context, args []string) error {
 		return usageErr("SVC_SMTP_URL: %v", err)
 	}
 
+	box, err := secrets.Load(os.Getenv, log)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	outboundClient, err := outbound.NewClient(outbound.Options{AllowPrivate: cfg.AllowPrivateURLs, ExtraCAFile: cfg.OutboundCAFile})
+	if err != nil {
+		return usageErr("SVC_OUTBOUND_CA_FILE: %v", err)
+	}
+	if cfg.AllowPrivateURLs {
+		log.Warn("SVC_ALLOW_PRIVATE_URLS is on: webhooks and context servers may reach private addresses (local testing only)")
+	}
+	provider, err := llm.FromEnv(os.Getenv, log)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+
 	runner := projections.NewRunner(store, log, projections.All())
 	if err := runner.Setup(ctx); err != nil {
 		return err
 	}
-	api := httpapi.New(httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies, Version: version},
-		httpapi.Deps{Store: store, Runner: runner, Limiter: limiter, Mail: sender, Log: log})
+	if err := runner.Upgrade(ctx); err != nil {
+		return err
+	}
+	workers := worker.New(store, provider, outboundClient, worker.Config{Concurrency: cfg.Workers, Lease: cfg.WorkerLease}, log)
+	api := httpapi.New(httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies, Version: version,
+		SSEHeartbeat: cfg.SSEHeartbeat, SSETimeout: cfg.SSETimeout},
+		httpapi.Deps{Store: store, Runner: runner, Limiter: limiter, Mail: sender, Log: log, Kicker: workers, Sealer: box})
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
 	}
 	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	srv.RegisterOnShutdown(api.StopStreams)
 
 	bg, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
-	wg.Add(1)
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		_ = runner.Run(bg)
+	}()
+	// Workers stop with the requests (below), before the projections, so
+	// their leases are handed back while the database is still in use.
+	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopWork()
+	go func() {
+		defer wg.Done()
+		_ = workers.Run(work)
 	}()
 
 	serveErr := make(chan error, 1)
@@ -76,6 +111,7 @@ func runServe(ctx context.Context, args []string) error {
 
 	select {
 	case err := <-serveErr:
+		stopWork()
 		stopBackground()
 		wg.Wait()
 		return err
@@ -88,6 +124,7 @@ func runServe(ctx context.Context, args []string) error {
 		log.Warn("shutdown incomplete", "error", err)
 	}
 	api.Close(sctx)
+	stopWork()
 	stopBackground()
 	wg.Wait()
 	log.Info("stopped")

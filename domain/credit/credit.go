@@ -197,3 +197,16 @@ func (l *Ledger) Refund(workflowID string, amount int64, reason string) (Refunde
 	}
 	return Refunded{OrgID: l.orgID, Amount: amount, Reason: reason, WorkflowID: workflowID}, nil
 }
+
+// Clone copies the ledger.
+func (l *Ledger) Clone() *Ledger {
+	c := *l
+	c.workflow = make(map[string]int64, len(l.workflow))
+	for k, v := range l.workflow {
+		c.workflow[k] = v
+	}
+	return &c
+}
+
+// ChargedTo returns the net credits charged to a workflow.
+func (l *Ledger) ChargedTo(workflowID string) int64 { return l.workflow[workflowID] }

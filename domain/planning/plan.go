@@ -196,6 +196,9 @@ type Request struct {
 	AdditionalContext string
 	Connections       []Connection
 	History           History
+	// SingleIntent plans the whole description as one workflow, even when
+	// it holds several intents (a fresh execute runs one workflow).
+	SingleIntent bool
 }
 
 func usd(credits int) float64 { return math.Round(float64(credits)) / 1000 }

@@ -76,7 +76,7 @@ func (p *Planner) Plan(req Request) (Result, error) {
 		res.Plans = []Plan{plan}
 		return res, nil
 	}
-	if intents := p.cl.Intents(desc); len(intents) > 1 {
+	if intents := p.cl.Intents(desc); len(intents) > 1 && !req.SingleIntent {
 		for _, in := range intents {
 			sub := req
 			sub.TaskType = in.TaskType

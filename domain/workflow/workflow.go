@@ -1,6 +1,7 @@
 // Package workflow is the workflow aggregate. A workflow starts as a plan
-// (WorkflowPlanned); execution, steps and review come with the execution
-// work.
+// (WorkflowPlanned); execute queues it (WorkflowQueued), a worker runs its
+// steps one event each, an independent review scores the deliverable, and a
+// terminal event (completed, completed_partial, failed, halted) ends it.
 package workflow
 
 import (
@@ -16,8 +17,34 @@ const EventPlanned = "WorkflowPlanned"
 
 // Statuses of spec A reached so far.
 const (
-	StatusPlanned = "planned"
+	StatusPlanned          = "planned"
+	StatusQueued           = "queued"
+	StatusExecuting        = "executing"
+	StatusQualityReview    = "quality_review"
+	StatusCompleted        = "completed"
+	StatusCompletedPartial = "completed_partial"
+	StatusFailed           = "failed"
+	StatusHalted           = "halted"
 )
+
+// Active reports whether status counts toward the concurrent limit.
+func Active(status string) bool {
+	switch status {
+	case StatusQueued, StatusExecuting, "step_executing", "resuming", StatusQualityReview,
+		"interactive_waiting", "pending_approval", "pending_human_review":
+		return true
+	}
+	return false
+}
+
+// Terminal reports whether nothing more happens to a workflow in status.
+func Terminal(status string) bool {
+	switch status {
+	case StatusCompleted, StatusCompletedPartial, StatusFailed, StatusHalted, "cancelled", "timed_out", "aborted":
+		return true
+	}
+	return false
+}
 
 // ErrNotFound is a workflow id with no stream (or of another org).
 var ErrNotFound = errors.New("workflow not found")
@@ -59,5 +86,21 @@ type Planned struct {
 	Plan              json.RawMessage `json:"plan"`        // the Plan resource as answered
 	Preferences       json.RawMessage `json:"preferences"` // as given
 	AdditionalContext string          `json:"additional_context,omitempty"`
-	IntentGroup       string          `json:"intent_group,omitempty"` // shared by the workflows of one multi-intent plan
+	// ContextPersisted is false for plans made before plans kept their
+	// context (spec A's legacy_plan_context_unavailable).
+	ContextPersisted bool   `json:"context_persisted"`
+	IntentGroup      string `json:"intent_group,omitempty"` // shared by the workflows of one multi-intent plan
+	// Steps is the sequence as execution needs it (kind, model tier).
+	Steps []PlannedStep `json:"steps,omitempty"`
+	// ContextLess is true when the plan flagged steps that need material
+	// nobody supplied (no connection, no additional context).
+	ContextLess bool `json:"context_less,omitempty"`
+	// Connections are the context servers the plan was given.
+	Connections []Connection `json:"connections,omitempty"`
+}
+
+// Connection is a context server a plan names.
+type Connection struct {
+	Name      string `json:"name"`
+	ServerURL string `json:"server_url"`
 }

@@ -1,0 +1,99 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"svc/adapters/llm"
+	"svc/domain/catalog"
+	"svc/domain/workflow"
+	"svc/eventstore"
+)
+
+// request describes a call about the workflow to the LLM port.
+func (r *run) request(kind string, step workflow.PlannedStep) llm.Request {
+	p, q := r.wf.Planned(), r.wf.Queued()
+	label := p.TaskType
+	if tt, ok := catalog.Default().TaskType(p.TaskType); ok {
+		label = tt.Label
+	}
+	req := llm.Request{Kind: kind, Tier: max(step.Tier, 1), Description: p.Description, TaskType: p.TaskType, TaskLabel: label,
+		Title: p.Title, Framework: step.Name, Step: step.Step, TotalSteps: p.TotalSteps}
+	if q != nil {
+		req.Language, req.Context = q.Language, q.Context
+	}
+	for _, c := range r.wf.Prior(step.Step) {
+		prior := llm.PriorStep{Step: c.Step, Name: c.Name, Summary: c.Summary}
+		for _, s := range c.Sections {
+			prior.Sections = append(prior.Sections, llm.Section{Heading: s.Heading, Content: s.Content})
+		}
+		req.Prior = append(req.Prior, prior)
+	}
+	return req
+}
+
+// review runs the independent quality review of the deliverable. A review
+// that cannot run leaves the score null (never 0) and says why.
+func (r *run) review(ctx context.Context) error {
+	if r.wf.Status() == workflow.StatusExecuting {
+		if err := r.append(ctx, nil, eventstore.NewEvent{Type: workflow.EventReviewStarted, Data: struct{}{}}); err != nil {
+			return err
+		}
+	}
+	req := r.request(llm.KindReview, workflow.PlannedStep{Tier: 1})
+	req.Framework, req.Step, req.Prior = "", 0, nil
+	if d := r.wf.Deliverable(); d != nil {
+		ld := llm.Deliverable{Title: d.Title}
+		for _, s := range d.Sections {
+			ld.Sections = append(ld.Sections, llm.Section{Heading: s.Heading, Content: s.Content})
+		}
+		req.Deliverable = &ld
+	}
+	start := time.Now()
+	resp, err := r.w.llm.Complete(ctx, req)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var rev workflow.Reviewed
+	if err == nil {
+		var parsed llm.Review
+		if parsed, err = llm.ParseReview(resp.Text); err == nil {
+			score := parsed.Score
+			rev = workflow.Reviewed{Score: &score, Summary: parsed.Summary, PathTo100: parsed.PathTo100, Calls: []workflow.Call{callOf(resp, start)}}
+		}
+	}
+	if err != nil {
+		r.w.log.Warn("quality review failed", "workflow_id", r.wf.ID(), "error", err)
+		rev = workflow.Reviewed{Summary: "The independent review could not run (" + err.Error() + "); the deliverable is unscored."}
+	}
+	return r.append(ctx, nil, eventstore.NewEvent{Type: workflow.EventReviewed, Data: rev})
+}
+
+// probe checks that the plan's context connections answer; it returns one
+// blocking issue per connection that does not.
+func (r *run) probe(ctx context.Context) []string {
+	var issues []string
+	for _, c := range r.wf.Planned().Connections {
+		if c.ServerURL == "" {
+			continue
+		}
+		pctx, cancel := context.WithTimeout(ctx, r.w.cfg.ProbeTimeout)
+		req, err := http.NewRequestWithContext(pctx, http.MethodGet, c.ServerURL, nil)
+		if err == nil {
+			var resp *http.Response
+			if resp, err = r.w.outbound.Do(req); err == nil {
+				resp.Body.Close()
+				if resp.StatusCode >= 500 {
+					err = fmt.Errorf("HTTP %d", resp.StatusCode)
+				}
+			}
+		}
+		cancel()
+		if err != nil && ctx.Err() == nil {
+			issues = append(issues, fmt.Sprintf("Connection %s (%s) failed to respond: %v", c.Name, c.ServerURL, err))
+		}
+	}
+	return issues
+}

@@ -1,0 +1,256 @@
+package workflow
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"svc/eventstore"
+)
+
+// Domain errors of execution.
+var (
+	ErrHasProgress  = errors.New("workflow has step results")
+	ErrNotQueueable = errors.New("workflow status does not permit execution")
+	ErrNoPlan       = errors.New("workflow has no plan")
+	ErrNotRunnable  = errors.New("workflow is not running")
+	ErrUnknownStep  = errors.New("no such step in the plan")
+)
+
+// stepState is what the stream says of one planned step.
+type stepState struct {
+	started    int // StepStarted events
+	completed  *StepCompleted
+	incomplete *StepIncomplete
+	chunk      *Chunk
+}
+
+func (s *stepState) done() bool { return s.completed != nil || s.incomplete != nil }
+
+// Workflow is the aggregate: a workflow's stream folded.
+type Workflow struct {
+	planned   Planned
+	queued    *Queued
+	status    string
+	version   int64
+	steps     []*stepState // index = step-1
+	current   int          // most recent step number reached
+	retrying  *TerminalRetrying
+	attempts  int // failed attempts at the terminal step
+	review    *Reviewed
+	completed *Completed
+	failed    *Failed
+	halted    *Halted
+	live      int // per-step credits charged
+	calls     []Call
+
+	createdAt, updatedAt, startedAt, endedAt time.Time
+}
+
+// Load folds a workflow stream; an empty or foreign stream is ErrNotFound.
+func Load(events []eventstore.Event) (*Workflow, error) {
+	if len(events) == 0 || events[0].Type != EventPlanned {
+		return nil, ErrNotFound
+	}
+	w := &Workflow{version: eventstore.NewStream}
+	for _, e := range events {
+		if err := w.Apply(e); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// Apply folds one event.
+func (w *Workflow) Apply(e eventstore.Event) error {
+	var err error
+	switch e.Type {
+	case EventPlanned:
+		err = e.Decode(&w.planned)
+		w.status = StatusPlanned
+		w.createdAt = e.RecordedAt
+		w.steps = make([]*stepState, len(w.planned.Steps))
+		for i := range w.steps {
+			w.steps[i] = &stepState{}
+		}
+	case EventQueued:
+		var d Queued
+		err = e.Decode(&d)
+		w.queued = &d
+		w.status = StatusQueued
+	case EventStarted:
+		w.status = StatusExecuting
+		if w.startedAt.IsZero() {
+			w.startedAt = e.RecordedAt
+		}
+	case EventStepStarted:
+		var d StepStarted
+		if err = e.Decode(&d); err == nil {
+			s, serr := w.step(d.Step)
+			if serr != nil {
+				return serr
+			}
+			s.started++
+			s.chunk = d.Chunk
+			w.current = d.Step
+		}
+	case EventStepCompleted:
+		var d StepCompleted
+		if err = e.Decode(&d); err == nil {
+			s, serr := w.step(d.Step)
+			if serr != nil {
+				return serr
+			}
+			s.completed, s.chunk = &d, nil
+			w.live += d.Credits
+			w.calls = append(w.calls, d.Calls...)
+			w.current = d.Step
+			w.retrying = nil
+		}
+	case EventStepIncomplete:
+		var d StepIncomplete
+		if err = e.Decode(&d); err == nil {
+			s, serr := w.step(d.Step)
+			if serr != nil {
+				return serr
+			}
+			s.incomplete, s.chunk = &d, nil
+			w.current = d.Step
+			w.retrying = nil
+		}
+	case EventTerminalRetrying:
+		var d TerminalRetrying
+		if err = e.Decode(&d); err == nil {
+			w.retrying = &d
+			w.attempts = d.Attempt - 1
+		}
+	case EventReviewStarted:
+		w.status = StatusQualityReview
+	case EventReviewed:
+		var d Reviewed
+		err = e.Decode(&d)
+		w.review = &d
+		w.calls = append(w.calls, d.Calls...)
+	case EventCompleted:
+		var d Completed
+		err = e.Decode(&d)
+		w.completed = &d
+		w.status = StatusCompleted
+		if d.Partial {
+			w.status = StatusCompletedPartial
+		}
+		w.endedAt = e.RecordedAt
+	case EventFailed:
+		var d Failed
+		err = e.Decode(&d)
+		w.failed = &d
+		w.status = StatusFailed
+		w.endedAt = e.RecordedAt
+	case EventHalted:
+		var d Halted
+		err = e.Decode(&d)
+		w.halted = &d
+		w.status = StatusHalted
+		w.endedAt = e.RecordedAt
+	default:
+		// events of later features are tolerated by older readers
+	}
+	if err != nil {
+		return fmt.Errorf("workflow %s event %d (%s): %w", w.planned.WorkflowID, e.Version, e.Type, err)
+	}
+	w.version = e.Version
+	w.updatedAt = e.RecordedAt
+	return nil
+}
+
+func (w *Workflow) step(n int) (*stepState, error) {
+	if n < 1 || n > len(w.steps) {
+		return nil, fmt.Errorf("%w: step %d of %d", ErrUnknownStep, n, len(w.steps))
+	}
+	return w.steps[n-1], nil
+}
+
+// ID is the workflow id.
+func (w *Workflow) ID() string { return w.planned.WorkflowID }
+
+// OrgID is the owning organization.
+func (w *Workflow) OrgID() string { return w.planned.OrgID }
+
+// Planned is the workflow's plan event.
+func (w *Workflow) Planned() Planned { return w.planned }
+
+// Queued is the execute request, nil before execution.
+func (w *Workflow) Queued() *Queued { return w.queued }
+
+// Status is the current status.
+func (w *Workflow) Status() string { return w.status }
+
+// Version is the stream version of the last event folded.
+func (w *Workflow) Version() int64 { return w.version }
+
+// Free reports whether the run charges nothing (the org's first workflow).
+func (w *Workflow) Free() bool { return w.queued != nil && w.queued.Free }
+
+// CreditsLive is the per-step credits charged so far.
+func (w *Workflow) CreditsLive() int { return w.live }
+
+// TerminalAttempts is the number of failed attempts at the terminal step.
+func (w *Workflow) TerminalAttempts() int { return w.attempts }
+
+// HasProgress reports whether any step has a result.
+func (w *Workflow) HasProgress() bool {
+	for _, s := range w.steps {
+		if s.done() {
+			return true
+		}
+	}
+	return false
+}
+
+// CanQueue decides whether execute may queue this workflow.
+func (w *Workflow) CanQueue() error {
+	if len(w.planned.Steps) == 0 {
+		return ErrNoPlan
+	}
+	if w.HasProgress() {
+		return ErrHasProgress
+	}
+	if w.status != StatusPlanned {
+		return fmt.Errorf("%w: %s", ErrNotQueueable, w.status)
+	}
+	return nil
+}
+
+// Fee is the orchestration fee: the estimate of the terminal Synthesis
+// step, charged once on a full completion (or a salvaged deliverable).
+func (w *Workflow) Fee() int {
+	for _, s := range w.planned.Steps {
+		if s.Kind == KindSynthesis {
+			return s.Credits
+		}
+	}
+	return 0
+}
+
+// StepCharge is what completing step costs: its estimate, except the
+// Synthesis step (the fee) and every step of a free workflow.
+func (w *Workflow) StepCharge(step PlannedStep) int {
+	if w.Free() || step.Kind == KindSynthesis {
+		return 0
+	}
+	return step.Credits
+}
+
+// Remaining is the estimate of the steps without a result, plus the fee.
+func (w *Workflow) Remaining() int {
+	if w.Free() {
+		return 0
+	}
+	n := 0
+	for i, s := range w.steps {
+		if !s.done() && w.planned.Steps[i].Kind != KindSynthesis {
+			n += w.planned.Steps[i].Credits
+		}
+	}
+	return n + w.Fee()
+}

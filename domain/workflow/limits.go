@@ -1,0 +1,152 @@
+package workflow
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"svc/eventstore"
+)
+
+// Events of the org-level streams execute appends to.
+const (
+	// EventSlotTaken and EventSlotReleased make the active-workflow stream
+	// of an org (the concurrent limit).
+	EventSlotTaken    = "WorkflowSlotTaken"
+	EventSlotReleased = "WorkflowSlotReleased"
+	// EventTaskSubmitted is appended to the stream of a normalised task
+	// description (the duplicate-task window).
+	EventTaskSubmitted = "TaskSubmitted"
+	// EventFirstRun is the only event of an org's first-run stream: the
+	// workflow that ran free.
+	EventFirstRun = "FirstWorkflowClaimed"
+)
+
+// DuplicateWindow is spec A's duplicate-task window.
+const DuplicateWindow = 5 * time.Minute
+
+// Limit errors.
+var (
+	ErrDuplicate       = errors.New("identical task submitted within 5 minutes")
+	ErrConcurrentLimit = errors.New("active workflows at the tier's limit")
+)
+
+// SlotsStream is the stream of an org's active workflows.
+func SlotsStream(orgID string) string { return "active-" + orgID }
+
+// FirstRunStream is the stream recording an org's free first workflow.
+func FirstRunStream(orgID string) string { return "firstrun-" + orgID }
+
+// TaskStream is the stream of one normalised task description of an org.
+func TaskStream(orgID, description string) string {
+	sum := sha256.Sum256([]byte(Normalize(description)))
+	return "task-" + orgID + "-" + hex.EncodeToString(sum[:12])
+}
+
+// Normalize folds a description for duplicate detection: case, spacing
+// and punctuation do not make a task different.
+func Normalize(description string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range strings.ToLower(description) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteRune(r)
+			space = false
+		} else {
+			space = true
+		}
+	}
+	return b.String()
+}
+
+// Slot is the data of slot events.
+type Slot struct {
+	WorkflowID string `json:"workflow_id"`
+}
+
+// Submitted is the data of TaskSubmitted.
+type Submitted struct {
+	WorkflowID string `json:"workflow_id"`
+}
+
+// ConcurrentLimit is the number of active workflows a tier allows (0:
+// unlimited).
+func ConcurrentLimit(tier string) int {
+	switch tier {
+	case "enterprise":
+		return 0
+	case "team":
+		return 10
+	case "pro":
+		return 3
+	}
+	return 1
+}
+
+// DailyLimit is the number of executes a tier allows per UTC day.
+func DailyLimit(tier string) int {
+	if tier == "enterprise" {
+		return 100_000
+	}
+	return 1_000
+}
+
+// Slots is an org's set of active workflows, folded from its slot stream.
+type Slots struct {
+	active  map[string]int64 // workflow id -> version taken at (for order)
+	version int64
+}
+
+// NewSlots is an empty set.
+func NewSlots() *Slots { return &Slots{active: map[string]int64{}, version: eventstore.NewStream} }
+
+// Apply folds one slot event.
+func (s *Slots) Apply(e eventstore.Event) error {
+	var d Slot
+	if err := e.Decode(&d); err != nil {
+		return err
+	}
+	switch e.Type {
+	case EventSlotTaken:
+		s.active[d.WorkflowID] = e.Version
+	case EventSlotReleased:
+		delete(s.active, d.WorkflowID)
+	default:
+		return fmt.Errorf("slots: unexpected event %s", e.Type)
+	}
+	s.version = e.Version
+	return nil
+}
+
+// Version is the version of the last event folded.
+func (s *Slots) Version() int64 { return s.version }
+
+// Clone copies the set.
+func (s *Slots) Clone() *Slots { return &Slots{active: maps.Clone(s.active), version: s.version} }
+
+// Active lists the active workflow ids, oldest first.
+func (s *Slots) Active() []string {
+	ids := slices.Collect(maps.Keys(s.active))
+	slices.SortFunc(ids, func(a, b string) int { return int(s.active[a] - s.active[b]) })
+	return ids
+}
+
+// Holds reports whether workflow id has a slot.
+func (s *Slots) Holds(id string) bool { _, ok := s.active[id]; return ok }
+
+// Take decides a new slot for workflow id under limit (0: unlimited).
+func (s *Slots) Take(id string, limit int) (Slot, error) {
+	if limit > 0 && len(s.active) >= limit {
+		return Slot{}, ErrConcurrentLimit
+	}
+	return Slot{WorkflowID: id}, nil
+}
