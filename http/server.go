@@ -5,6 +5,7 @@ package httpapi
 
 import (
 	"context"
+	"crypto/rand"
 	"log/slog"
 	"net"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 
 	"svc/adapters/mail"
 	"svc/adapters/ratelimit"
+	"svc/adapters/secrets"
 	"svc/adapters/webhook"
 	"svc/commands"
 	"svc/domain/apikey"
@@ -97,6 +99,15 @@ func New(cfg Config, d Deps) *Server {
 	}
 	if d.Kicker == nil {
 		d.Kicker = noKicker{}
+	}
+	if d.Sealer == nil { // tests: secrets sealed with a key that dies with the process
+		key := make([]byte, secrets.KeySize)
+		_, _ = rand.Read(key)
+		box, err := secrets.NewBox(key)
+		if err != nil {
+			panic(err)
+		}
+		d.Sealer = box
 	}
 	if cfg.SSEHeartbeat == 0 {
 		cfg.SSEHeartbeat = 15 * time.Second
