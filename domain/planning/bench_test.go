@@ -16,3 +16,18 @@ func BenchmarkPlan(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkClassify is the classifier alone, on a typical description.
+func BenchmarkClassify(b *testing.B) {
+	cl := planning.NewClassifier(cat)
+	for b.Loop() {
+		cl.Classify("compare our pricing with three competitors for the board")
+	}
+}
+
+// BenchmarkNewClassifier indexes the catalogue (once per planner).
+func BenchmarkNewClassifier(b *testing.B) {
+	for b.Loop() {
+		planning.NewClassifier(cat)
+	}
+}

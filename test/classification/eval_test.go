@@ -1,6 +1,9 @@
-// Package classification evaluates the planner's classifier on a labelled
-// set of task descriptions written independently of the catalogue examples
-// (eval.jsonl) and on descriptions too vague to plan (vague.jsonl).
+// Package classification evaluates the planner's classifier on two labelled
+// sets of task descriptions written independently of the catalogue examples:
+// eval.jsonl, the development set that the catalogue and the classifier were
+// tuned on, and heldout.jsonl, written before the catalogue examples and
+// eval.jsonl were read and never used for tuning; and on descriptions too
+// vague to plan (vague.jsonl).
 package classification
 
 import (
@@ -41,36 +44,60 @@ func read(t *testing.T, name string) []labelled {
 	return out
 }
 
-// minAccuracy is the floor this suite holds the classifier to, just under
-// the measured figure (docs/benchmarks.md); the target is 90 %.
-const minAccuracy = 0.86
+// Floors this suite holds the classifier to, a couple of points under the
+// measured figures of docs/benchmarks.md (96.6 % and 97.9 %, 18 of 20
+// vague descriptions refused); the target is 90 % on each set.
+const (
+	minDevAccuracy     = 0.94 // eval.jsonl, used to tune the catalogue and classifier
+	minHeldOutAccuracy = 0.95 // heldout.jsonl, never used for tuning
+	minVagueRefused    = 18   // of the 20 lines of vague.jsonl
+)
 
+// TestAccuracy measures the development set, eval.jsonl.
 func TestAccuracy(t *testing.T) {
+	evaluate(t, "eval.jsonl", 200, minDevAccuracy)
+}
+
+// TestHeldOutAccuracy measures the held-out set, heldout.jsonl: written
+// before the catalogue examples and eval.jsonl were read, and never used to
+// tune anything.
+func TestHeldOutAccuracy(t *testing.T) {
+	evaluate(t, "heldout.jsonl", 160, minHeldOutAccuracy)
+}
+
+func evaluate(t *testing.T, name string, minLines int, floor float64) {
+	t.Helper()
 	cat := catalog.Default()
 	cl := planning.NewClassifier(cat)
-	set := read(t, "eval.jsonl")
-	if len(set) < 200 {
-		t.Fatalf("evaluation set has %d descriptions, want 200 or more", len(set))
+	set := read(t, name)
+	if len(set) < minLines {
+		t.Fatalf("%s has %d descriptions, want %d or more", name, len(set), minLines)
 	}
 	right, refused := 0, 0
 	misses := map[string]int{}
 	for _, l := range set {
 		if _, ok := cat.TaskType(l.TaskType); !ok {
-			t.Fatalf("label %q is not a catalogue task type", l.TaskType)
+			t.Fatalf("%s: label %q is not a catalogue task type", name, l.TaskType)
 		}
 		c := cl.Classify(l.Description)
 		switch {
 		case c.Confidence < planning.MinConfidence:
 			refused++
 			misses[l.TaskType+" -> (vague)"]++
+			if testing.Verbose() {
+				t.Logf("  refused %q (%s %.2f)", l.Description, c.TaskType, c.Confidence)
+			}
 		case c.TaskType == l.TaskType:
 			right++
 		default:
 			misses[l.TaskType+" -> "+c.TaskType]++
+			if testing.Verbose() {
+				t.Logf("  miss %q: %s -> %s %v", l.Description, l.TaskType, c.TaskType, c.Evidence)
+			}
 		}
 	}
 	acc := float64(right) / float64(len(set))
-	t.Logf("accuracy %.1f%% (%d of %d right, %d refused as vague)", 100*acc, right, len(set), refused)
+	t.Logf("%s: accuracy %.1f%% (%d of %d right, %d refused as vague)", name, 100*acc, right, len(set), refused)
 	var keys []string
 	for k := range misses {
 		keys = append(keys, k)
@@ -81,8 +108,8 @@ func TestAccuracy(t *testing.T) {
 	for _, k := range keys {
 		t.Logf("  %2d × %s", misses[k], k)
 	}
-	if acc < minAccuracy {
-		t.Errorf("accuracy %.1f%% is under %.0f%%", 100*acc, 100*minAccuracy)
+	if acc < floor {
+		t.Errorf("%s: accuracy %.1f%% is under %.0f%%", name, 100*acc, 100*floor)
 	}
 }
 
@@ -98,7 +125,21 @@ func TestVagueDescriptionsAreRefused(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d vague descriptions refused", refused, len(set))
-	if refused*10 < len(set)*8 {
-		t.Errorf("only %d of %d vague descriptions refused; want 80%% or more", refused, len(set))
+	if refused < minVagueRefused {
+		t.Errorf("only %d of %d vague descriptions refused; want %d or more", refused, len(set), minVagueRefused)
+	}
+}
+
+// TestHeldOutCoversEveryType checks that heldout.jsonl has at least three
+// lines for each catalogue task type.
+func TestHeldOutCoversEveryType(t *testing.T) {
+	per := map[string]int{}
+	for _, l := range read(t, "heldout.jsonl") {
+		per[l.TaskType]++
+	}
+	for _, tt := range catalog.Default().TaskTypes() {
+		if per[tt.ID] < 3 {
+			t.Errorf("heldout.jsonl has %d lines of %s, want 3 or more", per[tt.ID], tt.ID)
+		}
 	}
 }
