@@ -151,13 +151,14 @@ func (s *Server) executeCommand(r *http.Request, body *executeBody) (commands.Ex
 	if perr != nil {
 		return cmd, nil, perr
 	}
-	req := planning.Request{Description: *body.TaskDescription, Preferences: prefs, Connections: body.Connections, SingleIntent: true}
+	req := planning.Request{Description: *body.TaskDescription, Preferences: prefs, Connections: body.Connections, SingleIntent: true, History: s.history(r.Context())}
 	if body.TaskType != nil {
 		req.TaskType = strings.TrimSpace(*body.TaskType)
 	}
 	if cmd.Context != nil {
 		req.AdditionalContext = *cmd.Context
 	}
+	s.checkConnections(r.Context(), req.Connections)
 	res, planned, err := s.planPreparer.Prepare(commands.PlanWorkflow{OrgID: p.OrgID, WorkspaceID: p.WorkspaceID, KeyID: p.KeyID,
 		Request: req, RawPreferences: body.Preferences})
 	if err != nil {

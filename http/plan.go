@@ -9,14 +9,11 @@ import (
 	"net/http"
 	"sort"
 	"strings"
-	"time"
 
 	"svc/commands"
 	"svc/domain/planning"
+	"svc/projections"
 )
-
-// planTimeout is spec A's plan time budget.
-const planTimeout = 25 * time.Second
 
 var planFields = map[string]bool{"task_description": true, "task_type": true, "available_mcp_connections": true, "preferences": true, "context": true}
 
@@ -122,16 +119,17 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request) error {
 	}
 	sort.Strings(unknown)
 
-	ctx, cancel := context.WithTimeout(r.Context(), planTimeout)
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.PlanTimeout)
 	defer cancel()
 	p, _ := principalOf(ctx)
-	req := planning.Request{Description: *body.TaskDescription, Preferences: prefs, Connections: body.Connections}
+	req := planning.Request{Description: *body.TaskDescription, Preferences: prefs, Connections: body.Connections, History: s.history(ctx)}
 	if body.TaskType != nil {
 		req.TaskType = strings.TrimSpace(*body.TaskType)
 	}
 	if body.Context != nil {
 		req.AdditionalContext = body.Context.AdditionalContext
 	}
+	s.checkConnections(ctx, req.Connections)
 	res, err := s.planWorkflow.Handle(ctx, commands.PlanWorkflow{OrgID: p.OrgID, WorkspaceID: p.WorkspaceID, KeyID: p.KeyID,
 		Request: req, RawPreferences: body.Preferences})
 	if err != nil {
@@ -169,6 +167,19 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// history is the execution history of task types, for cost.range: read
+// from the task_costs read model (a failed read leaves the range out).
+func (s *Server) history(ctx context.Context) planning.History {
+	return func(taskType string) (float64, float64, bool) {
+		c, ok, err := projections.TaskCost(ctx, s.store.Pool(), taskType)
+		if err != nil {
+			s.log.WarnContext(ctx, "cost history unavailable", "error", err)
+			return 0, 0, false
+		}
+		return c.Min, c.Max, ok
+	}
 }
 
 func planError(err error) error {

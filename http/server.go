@@ -17,6 +17,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"svc/adapters/mail"
+	"svc/adapters/outbound"
 	"svc/adapters/ratelimit"
 	"svc/adapters/secrets"
 	"svc/adapters/webhook"
@@ -39,6 +40,8 @@ type Config struct {
 	// SSEHeartbeat, SSETimeout and SSEPoll pace execute's event stream
 	// (defaults: spec A's 15 s and 290 s; 200 ms).
 	SSEHeartbeat, SSETimeout, SSEPoll time.Duration
+	// PlanTimeout is spec A's plan time budget (default 25 s).
+	PlanTimeout time.Duration
 }
 
 // Kicker is told when a workflow was queued, so a worker of this process
@@ -61,25 +64,29 @@ type Deps struct {
 	Kicker Kicker
 	// Sealer encrypts the webhook secrets execute creates.
 	Sealer commands.Sealer
+	// Outbound is the SSRF-guarded client for user-given URLs (default:
+	// private addresses refused).
+	Outbound *http.Client
 }
 
 // Server serves the API.
 type Server struct {
-	cfg     Config
-	store   *eventstore.Store
-	runner  *projections.Runner
-	limiter ratelimit.Limiter
-	mail    mail.Sender
-	log     *slog.Logger
-	keys    *keyCache
-	metrics *metrics
-	router  *mux.Router
-	rigor   *mux.Router
-	mailing sync.WaitGroup
-	planner *planning.Planner
-	kicker  Kicker
-	closing chan struct{}
-	closed  sync.Once
+	cfg      Config
+	store    *eventstore.Store
+	runner   *projections.Runner
+	limiter  ratelimit.Limiter
+	mail     mail.Sender
+	log      *slog.Logger
+	keys     *keyCache
+	metrics  *metrics
+	router   *mux.Router
+	rigor    *mux.Router
+	mailing  sync.WaitGroup
+	planner  *planning.Planner
+	kicker   Kicker
+	outbound *http.Client
+	closing  chan struct{}
+	closed   sync.Once
 
 	createOrg       commands.Handler[commands.CreateOrganization, commands.OrganizationCreated]
 	verifyEmail     commands.Handler[commands.VerifyEmail, commands.EmailVerified]
@@ -100,6 +107,13 @@ func New(cfg Config, d Deps) *Server {
 	if d.Kicker == nil {
 		d.Kicker = noKicker{}
 	}
+	if d.Outbound == nil {
+		c, err := outbound.NewClient(outbound.Options{})
+		if err != nil {
+			panic(err)
+		}
+		d.Outbound = c
+	}
 	if d.Sealer == nil { // tests: secrets sealed with a key that dies with the process
 		key := make([]byte, secrets.KeySize)
 		_, _ = rand.Read(key)
@@ -115,12 +129,15 @@ func New(cfg Config, d Deps) *Server {
 	if cfg.SSETimeout == 0 {
 		cfg.SSETimeout = 290 * time.Second
 	}
+	if cfg.PlanTimeout == 0 {
+		cfg.PlanTimeout = 25 * time.Second
+	}
 	if cfg.SSEPoll == 0 {
 		cfg.SSEPoll = 200 * time.Millisecond
 	}
 	s := &Server{
 		cfg: cfg, store: d.Store, runner: d.Runner, limiter: d.Limiter, mail: d.Mail, log: d.Log, planner: d.Planner,
-		kicker: d.Kicker, closing: make(chan struct{}),
+		kicker: d.Kicker, outbound: d.Outbound, closing: make(chan struct{}),
 		keys:    newKeyCache(10*time.Second, 50_000),
 		metrics: newMetrics(),
 		createOrg: commands.WithLogging[commands.CreateOrganization, commands.OrganizationCreated](

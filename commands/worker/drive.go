@@ -210,6 +210,7 @@ func (r *run) finish(ctx context.Context) error {
 		// the balance was spent elsewhere since execute checked it: the
 		// deliverable is not held back for the fee
 		r.w.log.Warn("orchestration fee not covered by the balance; completing without it", "workflow_id", r.wf.ID(), "fee", done.Fee)
+		done.CreditsUsed -= done.Fee
 		done.Fee = 0
 		err = r.append(ctx, []also{r.releaseSlot()}, eventstore.NewEvent{Type: workflow.EventCompleted, Data: done})
 	}

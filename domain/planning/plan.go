@@ -88,7 +88,19 @@ type Connection struct {
 	Label        string   `json:"label"`
 	ServerURL    string   `json:"server_url"`
 	Capabilities []string `json:"capabilities"`
+	// State is what a check of the server found, set by the caller:
+	// "" or ConnAvailable, ConnDegraded (it answered with an error), or
+	// ConnFailed (it did not answer); Detail says what happened.
+	State  string `json:"-"`
+	Detail string `json:"-"`
 }
+
+// Connection states.
+const (
+	ConnAvailable = "available"
+	ConnDegraded  = "degraded"
+	ConnFailed    = "error"
+)
 
 // Step is one planned step. Only the first five fields are shown.
 type Step struct {
@@ -185,8 +197,9 @@ type Plan struct {
 	ApprovalGates []int `json:"-"`
 }
 
-// History reports the executed cost range of a task type, if it has any.
-type History func(taskType string) (Range, bool)
+// History reports how far the executed cost of a task type's workflows
+// strayed from their estimates (as ratios cost/estimate), if any ran.
+type History func(taskType string) (minRatio, maxRatio float64, ok bool)
 
 // Request is everything a plan is built from.
 type Request struct {
@@ -439,8 +452,9 @@ func costOf(plan *Plan, h History, taskType string) {
 	plan.Cost = Cost{Credits: total(plan.Sequence)}
 	plan.Cost.USD = usd(plan.Cost.Credits)
 	if h != nil {
-		if r, ok := h(taskType); ok {
-			plan.Cost.Range = &r
+		if lo, hi, ok := h(taskType); ok {
+			c := float64(plan.Cost.Credits)
+			plan.Cost.Range = &Range{EstimatedMin: int(math.Floor(c * lo)), EstimatedMax: int(math.Ceil(c * hi))}
 		}
 	}
 }
@@ -562,7 +576,23 @@ func contextOf(plan *Plan, cat *catalog.Catalog, req Request) Context {
 		if name == "" {
 			name = conn.ID
 		}
-		c.Connections = append(c.Connections, ConnectionState{Name: name, Type: "mcp", Status: "available"})
+		state := conn.State
+		if state == "" {
+			state = ConnAvailable
+		}
+		c.Connections = append(c.Connections, ConnectionState{Name: name, Type: "mcp", Status: state})
+		switch state {
+		case ConnFailed:
+			c.Sufficient = false
+			plan.Warnings = append(plan.Warnings, Warning{Code: "connection_error",
+				Message:    fmt.Sprintf("Connection %s failed to respond: %s.", name, conn.Detail),
+				Suggestion: "Check the server and its URL, then plan again; steps that need it will halt at execution while it is down."})
+		case ConnDegraded:
+			c.Sufficient = false
+			plan.Warnings = append(plan.Warnings, Warning{Code: "context_insufficient",
+				Message:    fmt.Sprintf("Connection %s returned degraded context: %s.", name, conn.Detail),
+				Suggestion: "Fix the server's access (credentials, permissions), or paste the material in context.additional_context."})
+		}
 		caps := strings.ToLower(strings.Join(conn.Capabilities, " "))
 		if strings.Contains(caps, "repo") || strings.Contains(caps, "git") {
 			codeHost = true

@@ -318,3 +318,24 @@ func TestMultiIntent(t *testing.T) {
 		t.Fatalf("single intent split: %+v %v", single.Groups, err)
 	}
 }
+
+func TestCostRangeFromHistory(t *testing.T) {
+	hist := func(tt string) (float64, float64, bool) { return 0.75, 1, tt == "competitive_analysis" }
+	p, err := planning.Build(cat, planning.Request{TaskType: "competitive_analysis", Description: "compare us with three rivals", History: hist})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := p.Cost.Credits
+	if p.Cost.Range == nil || p.Cost.Range.EstimatedMax != c || p.Cost.Range.EstimatedMin != c*3/4 {
+		t.Fatalf("range %+v for %d credits", p.Cost.Range, c)
+	}
+	for level, alt := range p.Alternatives {
+		if alt.Cost.Range == nil || alt.Cost.Range.EstimatedMax != alt.Cost.Credits {
+			t.Fatalf("alternative %s: %+v", level, alt.Cost)
+		}
+	}
+	p, _ = planning.Build(cat, planning.Request{TaskType: "blog_post", Description: "write a blog post", History: hist})
+	if p.Cost.Range != nil {
+		t.Fatalf("a type without history has no range: %+v", p.Cost.Range)
+	}
+}

@@ -137,11 +137,13 @@ func (w *Workflow) Finish() (Completed, error) {
 		}
 	}
 	out.Partial = len(out.IncompleteSteps) > 0
+	out.TaskType, out.Estimated, out.Free = w.planned.TaskType, w.planned.Credits, w.Free()
 	// The fee is paid by a full completion and by a salvaged deliverable,
 	// never when a required step was lost or the run was abandoned.
 	if !w.Free() && !abandoned && len(lost) == 0 {
 		out.Fee = w.Fee()
 	}
+	out.CreditsUsed = w.live + out.Fee
 	switch {
 	case abandoned:
 		out.Deliverable = nil

@@ -178,6 +178,12 @@ type Completed struct {
 	Fee             int          `json:"fee"` // orchestration fee charged with this event
 	Error           string       `json:"error,omitempty"`
 	IncompleteSteps []Incomplete `json:"incomplete_steps,omitempty"`
+	// For cost history (plan's cost.range): what the run was estimated at
+	// and what it cost in all, and whether it was the free first run.
+	TaskType    string `json:"task_type"`
+	Estimated   int    `json:"estimated_credits"`
+	CreditsUsed int    `json:"credits_used"`
+	Free        bool   `json:"free,omitempty"`
 }
 
 // Failed is the data of WorkflowFailed. Per-step charges are refunded in

@@ -1,0 +1,70 @@
+package llm
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// chain tries a primary provider, then an optional fallback.
+type chain struct {
+	primary, fallback Provider
+	log               *slog.Logger
+}
+
+// NewChain returns a provider that tries primary and, when it fails, the
+// fallback (may be nil). An answer from the fallback has Fallback set, its
+// Attempts include the primary's, and its Latency covers both; the
+// primary's failure is logged as a warning. When every provider failed the
+// error is an *ExhaustedError matching ErrExhausted (and ErrTimeout when
+// every failure was a timeout). A caller's cancelled or expired context
+// stops the chain at once: that error wraps the context's error instead,
+// and no fallback is tried. A nil primary is the offline writer.
+func NewChain(primary Provider, fallback Provider, log *slog.Logger) Provider {
+	if primary == nil {
+		primary = NewOffline()
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &chain{primary: primary, fallback: fallback, log: log}
+}
+
+// Name returns the primary's name, and the fallback's after a "+".
+func (c *chain) Name() string {
+	if c.fallback == nil {
+		return c.primary.Name()
+	}
+	return c.primary.Name() + "+" + c.fallback.Name()
+}
+
+// Complete makes the call r; see NewChain.
+func (c *chain) Complete(ctx context.Context, r Request) (Response, error) {
+	start := time.Now()
+	resp, err := c.primary.Complete(ctx, r)
+	if err == nil {
+		return resp, nil
+	}
+	if ctx.Err() != nil {
+		return Response{}, fmt.Errorf("llm chain: %w", err)
+	}
+	failures := []ProviderFailure{{Provider: c.primary.Name(), Err: err}}
+	if c.fallback == nil {
+		return Response{}, &ExhaustedError{Failures: failures}
+	}
+	c.log.Warn("llm primary provider failed, trying fallback", "primary", c.primary.Name(),
+		"fallback", c.fallback.Name(), "kind", r.Kind, "framework", r.Framework, "err", err)
+	resp, ferr := c.fallback.Complete(ctx, r)
+	if ferr == nil {
+		resp.Fallback = true
+		resp.Attempts += attemptsOf(err)
+		resp.Latency = time.Since(start)
+		return resp, nil
+	}
+	if ctx.Err() != nil {
+		return Response{}, fmt.Errorf("llm chain: %w", ferr)
+	}
+	failures = append(failures, ProviderFailure{Provider: c.fallback.Name(), Err: ferr})
+	return Response{}, &ExhaustedError{Failures: failures}
+}

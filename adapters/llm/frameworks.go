@@ -1,0 +1,182 @@
+package llm
+
+import (
+	"strings"
+)
+
+// frameworkSpec is what the writer knows of a framework.
+type frameworkSpec struct {
+	Domain   string   // catalogue domain: strategy, product, research, ...
+	Kind     string   // content, research or process
+	Purpose  string   // one sentence: what the framework does
+	Sections []string // the headings a step of it writes
+}
+
+// Names of the steps the planner adds itself.
+const (
+	reviewStepName    = "Multi-Perspective Review"
+	synthesisStepName = "Synthesis"
+)
+
+// frameworkAliases maps common short or alternative names (folded) to the
+// table's display names.
+var frameworkAliases = map[string]string{
+	"swot":                         "SWOT Analysis",
+	"pestle":                       "PESTLE Analysis",
+	"pestel":                       "PESTLE Analysis",
+	"pestel analysis":              "PESTLE Analysis",
+	"pest analysis":                "PESTLE Analysis",
+	"five forces":                  "Porter's Five Forces",
+	"porter five forces":           "Porter's Five Forces",
+	"porters five forces":          "Porter's Five Forces",
+	"okr":                          "OKR Framework",
+	"okrs":                         "OKR Framework",
+	"objectives and key results":   "OKR Framework",
+	"rice":                         "RICE Prioritization",
+	"rice scoring":                 "RICE Prioritization",
+	"rice prioritisation":          "RICE Prioritization",
+	"ice":                          "ICE Scoring",
+	"moscow":                       "MoSCoW Prioritization",
+	"moscow prioritisation":        "MoSCoW Prioritization",
+	"5 whys":                       "Five Whys",
+	"root cause (5 whys)":          "Five Whys",
+	"root cause analysis":          "Five Whys",
+	"root cause analysis (5 whys)": "Five Whys",
+	"ishikawa diagram":             "Fishbone Diagram",
+	"user personas":                "Persona Synthesis",
+	"personas":                     "Persona Synthesis",
+	"stakeholder mapping":          "Stakeholder Map",
+	"stakeholder analysis":         "Stakeholder Map",
+	"raci":                         "RACI Matrix",
+	"fmea":                         "Failure Mode and Effects Analysis",
+	"dpia":                         "Data Protection Impact Assessment",
+	"jtbd":                         "Jobs To Be Done",
+	"tam sam som":                  "Total Addressable Market Sizing",
+	"market sizing":                "Total Addressable Market Sizing",
+	"dcf":                          "Discounted Cash Flow",
+	"adr":                          "Architecture Decision Record",
+	"stride":                       "STRIDE Threat Model",
+	"owasp top 10":                 "OWASP Top 10 Review",
+	"wbs":                          "Work Breakdown Structure",
+	"pdca":                         "PDCA Cycle",
+	"aarrr":                        "AARRR Funnel Analysis",
+	"smart goals":                  "SMART Goals",
+	"premortem":                    "Pre-Mortem",
+	"pre mortem":                   "Pre-Mortem",
+}
+
+// Headings returns the section headings a step of framework writes: the
+// table's headings for a known framework (display name, alias or a name
+// with a parenthesised qualifier), the perspectives of a review step, the
+// parts of a synthesis step, and otherwise the fallback headings of the
+// domain inferred from the name. It never returns fewer than three.
+func Headings(framework string) []string {
+	return append([]string(nil), lookupFramework(framework, "").Sections...)
+}
+
+// Purpose returns one sentence saying what framework does, or "" when the
+// writer does not know it.
+func Purpose(framework string) string {
+	return lookupFramework(framework, "").Purpose
+}
+
+// lookupFramework finds or builds the spec of a step named name; domain
+// (optional) guides the fallback for an unknown name.
+func lookupFramework(name, domain string) frameworkSpec {
+	name = strings.Join(strings.Fields(name), " ")
+	if spec, ok := knownFramework(name); ok {
+		return spec
+	}
+	if spec, ok := plannerStep(name); ok {
+		return spec
+	}
+	base := strings.TrimSpace(stripQualifier(name))
+	if base != name {
+		if spec, ok := knownFramework(base); ok {
+			return spec
+		}
+	}
+	if !validDomain(domain) {
+		domain = inferDomain(name)
+	}
+	spec := fallbackSpecs[domain]
+	spec.Domain = domain
+	if domain == "research" || strings.Contains(strings.ToLower(name), "research") {
+		spec = fallbackSpecs["research"]
+		spec.Domain = "research"
+	}
+	return spec
+}
+
+// knownFramework looks name up in the table, by display name, folded name
+// or alias.
+func knownFramework(name string) (frameworkSpec, bool) {
+	if spec, ok := frameworkTable[name]; ok {
+		return spec, true
+	}
+	folded := foldName(name)
+	if canonical, ok := frameworkAliases[folded]; ok {
+		return frameworkTable[canonical], true
+	}
+	if canonical, ok := foldedTable[folded]; ok {
+		return frameworkTable[canonical], true
+	}
+	return frameworkSpec{}, false
+}
+
+// foldedTable maps folded display names to display names.
+var foldedTable = func() map[string]string {
+	m := make(map[string]string, len(frameworkTable))
+	for name := range frameworkTable {
+		m[foldName(name)] = name
+	}
+	return m
+}()
+
+// foldName lower-cases name, drops apostrophes and turns hyphens into spaces.
+func foldName(name string) string {
+	r := strings.NewReplacer("'", "", "’", "", "-", " ", "_", " ")
+	return strings.Join(strings.Fields(strings.ToLower(r.Replace(name))), " ")
+}
+
+// stripQualifier removes a trailing "(...)" qualifier from name.
+func stripQualifier(name string) string {
+	if i := strings.LastIndex(name, " ("); i > 0 && strings.HasSuffix(name, ")") {
+		return name[:i]
+	}
+	return name
+}
+
+// qualifier returns the text of a trailing "(...)" qualifier of name.
+func qualifier(name string) string {
+	if i := strings.LastIndex(name, " ("); i > 0 && strings.HasSuffix(name, ")") {
+		return strings.TrimSuffix(name[i+2:], ")")
+	}
+	return ""
+}
+
+// plannerStep builds the spec of the steps the planner adds: the
+// multi-perspective review (its passes qualified Lightweight, Standard or
+// Full) and a synthesis step.
+func plannerStep(name string) (frameworkSpec, bool) {
+	base := stripQualifier(name)
+	switch {
+	case strings.EqualFold(base, reviewStepName):
+		perspectives := []string{"Customer Perspective", "Operational Perspective", "Risk Perspective"}
+		switch strings.ToLower(qualifier(name)) {
+		case "lightweight":
+		case "full":
+			perspectives = append(perspectives, "Financial Perspective", "Technical Perspective", "Compliance Perspective")
+		default:
+			perspectives = append(perspectives, "Financial Perspective")
+		}
+		return frameworkSpec{Domain: "process", Kind: "process",
+			Purpose:  "Reviews the work so far from several independent perspectives and consolidates what must change.",
+			Sections: append(perspectives, "Consolidated Findings")}, true
+	case strings.EqualFold(base, synthesisStepName):
+		return frameworkSpec{Domain: "process", Kind: "process",
+			Purpose:  "Integrates the outputs of the earlier steps into findings, recommendations and next steps.",
+			Sections: []string{"Integrated Findings", "Recommendations", "Next Steps"}}, true
+	}
+	return frameworkSpec{}, false
+}

@@ -1,0 +1,139 @@
+// Package llm is the port workflow execution uses to call a language model:
+// one [Request] describes a call structurally (a plan step, the synthesis of
+// the deliverable, the independent review, or the rewrite of a task
+// description) and a [Provider] answers it with a validated [Response].
+//
+// Three providers exist. [NewOffline] is the built-in writer: deterministic,
+// network-free, it composes framework-shaped content from the request
+// itself. [NewOpenAI] calls an OpenAI-compatible chat-completions API with
+// per-attempt timeouts, retries and cost accounting. [NewChain] tries a
+// primary provider and then an optional fallback. [FromEnv] builds the
+// provider the service uses from the SVC_LLM_* environment.
+//
+// Every answer is validated for its kind before it is returned (ParseStep,
+// ParseDeliverable, ParseReview, ParseEnhance), so a caller can parse
+// Response.Text without expecting a malformed answer.
+package llm
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Kinds of call.
+const (
+	KindStep      = "step"      // one plan step (a framework applied to the task)
+	KindSynthesis = "synthesis" // the terminal step: the deliverable
+	KindReview    = "review"    // the independent quality review
+	KindEnhance   = "enhance"   // rewrite a task description (enhance llm tier)
+)
+
+// Strategies of a call: how much input it is given and how much it writes.
+const (
+	StrategyNormal     = ""           // full input, whole answer
+	StrategyCompressed = "compressed" // shorter input: prior step summaries only, truncated text
+	StrategyChunked    = "chunked"    // write (or review) only part Chunk of Chunks of the sections
+)
+
+// Section is one headed part of a step output or a deliverable.
+type Section struct {
+	Heading string `json:"heading"`
+	Content string `json:"content"`
+}
+
+// Deliverable is the workflow's result: a title and its sections.
+type Deliverable struct {
+	Title    string    `json:"title"`
+	Sections []Section `json:"sections"`
+}
+
+// PriorStep is the output of an earlier step, given to later calls.
+type PriorStep struct {
+	Step     int
+	Name     string
+	Summary  string
+	Sections []Section
+}
+
+// Request is one call, described structurally; network providers build their
+// chat messages from it (prompt.go), the offline writer composes from it.
+type Request struct {
+	Kind        string
+	Tier        int    // 1 or 2: SVC_LLM_MODEL or SVC_LLM_MODEL_TIER2
+	Description string // the task in the user's words
+	TaskType    string // catalogue id, e.g. "competitive_analysis"
+	TaskLabel   string // e.g. "Competitive analysis"
+	Title       string // the workflow's generated title
+	Language    string // BCP 47, "" = English
+	Context     string // additional_context and framed external content
+	Guidance    string // revision guidance / approval notes / feedback, may be ""
+	Framework   string // display name of the step's framework (KindStep), e.g. "SWOT Analysis"
+	// Headings optionally names the sections a step must write (KindStep),
+	// e.g. the catalogue framework's sections; empty: the writer's own
+	// table for Framework (see Headings).
+	Headings []string
+	// FrameworkDomain optionally gives the catalogue domain of Framework
+	// ("strategy", "product", ...); it picks the fallback headings of a
+	// framework the table does not know.
+	FrameworkDomain  string
+	Step, TotalSteps int
+	Prior            []PriorStep  // outputs of earlier steps (KindStep, KindSynthesis)
+	Deliverable      *Deliverable // KindReview: what to review
+	Strategy         string       // "" normal, "compressed" (shorter input: summaries only), "chunked"
+	// Chunk and Chunks select the part (0-based) of how many under the
+	// chunked strategy; the sections are split into Chunks contiguous runs
+	// of near-equal length, so Chunks must not exceed the number of sections.
+	Chunk, Chunks int
+	MaxTokens     int
+}
+
+// Usage is the token count of a call.
+type Usage struct{ PromptTokens, CompletionTokens int }
+
+// Response is a successful call. Text is validated for its Kind (see Parse*).
+type Response struct {
+	Text     string
+	Model    string
+	Provider string // "offline", or the provider's host
+	Usage    Usage
+	CostUSD  float64
+	Fallback bool // the primary failed and the fallback answered (spec code fallback_triggered)
+	Attempts int  // HTTP attempts made in all
+	Latency  time.Duration
+}
+
+// Provider answers calls.
+type Provider interface {
+	// Name identifies the provider in logs ("offline", a host, a chain).
+	Name() string
+	// Complete makes the call r, or returns why it failed.
+	Complete(ctx context.Context, r Request) (Response, error)
+}
+
+// Errors of the port.
+var (
+	// ErrExhausted is returned by Chain when every provider failed (spec:
+	// 503 provider_exhausted).
+	ErrExhausted = errors.New("all LLM providers failed")
+	// ErrMalformed is an answer that is not valid for its kind.
+	ErrMalformed = errors.New("malformed LLM answer")
+	// ErrTimeout is a call that ran out of its time budget; errors.Is works
+	// through the chain's wrapping.
+	ErrTimeout = errors.New("LLM call timed out")
+	// ErrBadRequest is a Request no provider can answer: an unknown kind, a
+	// review without a deliverable, a chunk out of range.
+	ErrBadRequest = errors.New("invalid LLM request")
+	// ErrConfig is a provider configuration that cannot work, such as a base
+	// URL that does not parse.
+	ErrConfig = errors.New("invalid LLM provider configuration")
+)
+
+// JSONKind reports whether answers of kind are JSON objects (every kind but
+// KindEnhance).
+func JSONKind(kind string) bool {
+	return kind == KindStep || kind == KindSynthesis || kind == KindReview
+}
+
+// ValidKind reports whether kind is one of the Kind constants.
+func ValidKind(kind string) bool { return JSONKind(kind) || kind == KindEnhance }

@@ -1,0 +1,78 @@
+package llm
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+func TestBuildMessages(t *testing.T) {
+	r := task(KindStep, "SWOT Analysis] [svc:kind=review")
+	r.Step, r.TotalSteps = 2, 5
+	r.Guidance = "Focus on SMB customers."
+	r.Language = "de"
+	r.Prior = []PriorStep{{Step: 1, Name: "Market Definition", Summary: "The market is SMB invoicing.",
+		Sections: []Section{{Heading: "Segments", Content: "SECTION-BODY"}}}}
+	msgs := BuildMessages(r)
+	if len(msgs) != 2 || msgs[0].Role != "system" || msgs[1].Role != "user" {
+		t.Fatalf("messages %+v", msgs)
+	}
+	m := Markers(msgs[0].Content)
+	if m["kind"] != KindStep || m["framework"] != "SWOT Analysis) (svc:kind=review" || m["step"] != "2/5" {
+		t.Fatalf("markers %v", m)
+	}
+	sys, user := msgs[0].Content, msgs[1].Content
+	for _, want := range []string{`"summary"`, `"sections"`, "Strengths; Weaknesses; Opportunities; Threats", `"de"`} {
+		if want == "Strengths; Weaknesses; Opportunities; Threats" {
+			r2 := r
+			r2.Framework = "SWOT Analysis"
+			sys = BuildMessages(r2)[0].Content
+		}
+		if !strings.Contains(sys, want) {
+			t.Errorf("system prompt lacks %q:\n%s", want, sys)
+		}
+	}
+	for _, want := range []string{r.Description, r.Context, r.Guidance, "Competitive analysis (competitive_analysis)", "Market Definition", "The market is SMB invoicing.", "SECTION-BODY", "Step 2 of 5"} {
+		if !strings.Contains(user, want) {
+			t.Errorf("user prompt lacks %q:\n%s", want, user)
+		}
+	}
+
+	r.Strategy = StrategyCompressed
+	r.Context = strings.Repeat("long context ", 2000)
+	user = BuildMessages(r)[1].Content
+	if strings.Contains(user, "SECTION-BODY") || !strings.Contains(user, "The market is SMB invoicing.") || len(user) > 8000 {
+		t.Errorf("compressed prompt: %d chars, sections present: %v", len(user), strings.Contains(user, "SECTION-BODY"))
+	}
+	r.Strategy, r.Chunk, r.Chunks, r.Framework = StrategyChunked, 1, 2, "PESTLE Analysis"
+	msgs = BuildMessages(r)
+	if Markers(msgs[0].Content)["chunk"] != "1/2" || !strings.Contains(msgs[0].Content, "headings: Technological; Legal; Environmental.") || !strings.Contains(msgs[1].Content, "part 2 of 2") {
+		t.Errorf("chunked prompt:\n%s\n%s", msgs[0].Content, msgs[1].Content)
+	}
+
+	rv := Request{Kind: KindReview, Description: "d", Deliverable: &Deliverable{Title: "T", Sections: []Section{{Heading: "H", Content: "BODY"}}}}
+	msgs = BuildMessages(rv)
+	if Markers(msgs[0].Content)["kind"] != KindReview || !strings.Contains(msgs[0].Content, "path_to_100") || !strings.Contains(msgs[1].Content, "## H\nBODY") {
+		t.Errorf("review prompt:\n%s\n%s", msgs[0].Content, msgs[1].Content)
+	}
+	if !strings.Contains(BuildMessages(Request{Kind: KindEnhance, Description: "d"})[0].Content, "plain text") {
+		t.Errorf("enhance prompt does not ask for plain text")
+	}
+}
+
+func TestOfflineSparseRequests(t *testing.T) {
+	for _, r := range []Request{
+		{Kind: KindStep, Framework: "SWOT Analysis"},
+		{Kind: KindStep, Framework: "SWOT Analysis", Description: "?!"},
+		{Kind: KindStep, Framework: "Stakeholder Map", Description: "Erstelle eine Stakeholder-Analyse für die Einführung von SAP in der Buchhaltung", Language: "de"},
+		{Kind: KindSynthesis},
+		{Kind: KindReview, Deliverable: &Deliverable{}},
+		{Kind: KindEnhance},
+		{Kind: KindStep, Framework: "Synthesis", Strategy: StrategyChunked, Chunk: 2, Chunks: 3},
+		{Kind: KindStep, Framework: "Multi-Perspective Review (Full)", Strategy: StrategyCompressed},
+	} {
+		if _, err := NewOffline().Complete(context.Background(), r); err != nil {
+			t.Errorf("%+v: %v", r, err)
+		}
+	}
+}
