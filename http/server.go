@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"net/netip"
 	"strings"
 	"sync"
@@ -170,6 +171,9 @@ func (s *Server) routes() {
 
 	r.Handle("/api/health", s.handle(s.health)).Methods(http.MethodGet).Name("health")
 	r.Handle("/metrics", s.internalOnly(s.metrics.handler())).Methods(http.MethodGet).Name("metrics")
+	// Go's profiler, for operators on the machine (same rule as /metrics).
+	r.Handle("/debug/pprof/profile", s.internalOnly(http.HandlerFunc(pprof.Profile))).Name("pprof.profile")
+	r.PathPrefix("/debug/pprof/").Handler(s.internalOnly(http.HandlerFunc(pprof.Index))).Name("pprof")
 	r.Handle("/docs", s.handle(s.docs)).Methods(http.MethodGet).Name("docs")
 
 	r.Handle("/api/keys", s.handle(s.createKey)).Methods(http.MethodPost).Name("keys.create")

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -18,6 +19,9 @@ import (
 type run struct {
 	w  *Worker
 	wf *workflow.Workflow
+	// appended are the events of the transaction in progress, folded
+	// into wf once it commits (no read back).
+	appended []eventstore.NewEvent
 }
 
 // errLost stops a run whose stream moved under it (another worker).
@@ -90,7 +94,11 @@ type also func(ctx context.Context, tx pgx.Tx) error
 // append appends events to the workflow with its expected version, and
 // the writes of extra in the same transaction; it then folds what it wrote.
 func (r *run) append(ctx context.Context, extra []also, events ...eventstore.NewEvent) error {
-	err := r.transact(ctx, func(ctx context.Context, tx pgx.Tx) error {
+	durable := false
+	for _, e := range events {
+		durable = durable || e.Type == workflow.EventCompleted || e.Type == workflow.EventHalted || e.Type == workflow.EventFailed
+	}
+	err := r.transact(ctx, durable, func(ctx context.Context, tx pgx.Tx) error {
 		if err := r.appendTx(ctx, tx, events...); err != nil {
 			return err
 		}
@@ -109,11 +117,25 @@ func (r *run) append(ctx context.Context, extra []also, events ...eventstore.New
 
 // transact runs fn in a transaction, again when another stream (a busy
 // ledger) conflicted; a conflict on the workflow's own stream means
-// another worker moved it: errLost, not retried.
-func (r *run) transact(ctx context.Context, fn func(ctx context.Context, tx pgx.Tx) error) error {
-	return eventstore.Retry(ctx, 32, func() error {
-		return r.w.store.Transact(ctx, func(tx pgx.Tx) error { return fn(ctx, tx) })
+// another worker moved it: errLost, not retried. A transaction that is
+// not durable commits without waiting for the WAL flush (decision 44):
+// losing it in a database crash only makes a worker run a step again.
+func (r *run) transact(ctx context.Context, durable bool, fn func(ctx context.Context, tx pgx.Tx) error) error {
+	err := eventstore.Retry(ctx, 32, func() error {
+		r.appended = nil
+		return r.w.store.Transact(ctx, func(tx pgx.Tx) error {
+			if !durable {
+				if _, err := tx.Exec(ctx, "SET LOCAL synchronous_commit = off"); err != nil {
+					return err
+				}
+			}
+			return fn(ctx, tx)
+		})
 	})
+	if err != nil {
+		r.appended = nil
+	}
+	return err
 }
 
 // appendTx appends events to the workflow's stream inside tx.
@@ -128,20 +150,28 @@ func (r *run) appendTx(ctx context.Context, tx pgx.Tx, events ...eventstore.NewE
 	if errors.As(err, &conflict) && conflict.Stream == stream {
 		return errLost
 	}
+	if err == nil {
+		r.appended = append(r.appended, events...)
+	}
 	return err
 }
 
-// catchUp folds the events appended to the workflow since the last fold.
-func (r *run) catchUp(ctx context.Context) error {
-	fresh, err := r.w.store.LoadFrom(ctx, r.w.store.Pool(), workflow.Stream(r.wf.ID()), r.wf.Version()+1)
-	if err != nil {
-		return err
-	}
-	for _, e := range fresh {
+// catchUp folds the events the last transaction appended, as written,
+// without reading them back.
+func (r *run) catchUp(context.Context) error {
+	now := time.Now()
+	for _, ne := range r.appended {
+		data, err := json.Marshal(ne.Data)
+		if err != nil {
+			return err
+		}
+		e := eventstore.Event{StreamID: workflow.Stream(r.wf.ID()), Version: r.wf.Version() + 1, Type: ne.Type, Data: data,
+			Metadata: ne.Metadata, RecordedAt: now}
 		if err := r.wf.Apply(e); err != nil {
 			return err
 		}
 	}
+	r.appended = nil
 	return nil
 }
 
@@ -226,7 +256,7 @@ func (r *run) fail(ctx context.Context, step int, code string, cause error) erro
 	d := workflow.Failed{Code: code, Error: fmt.Sprintf("%s at step %d: %v", code, step, cause), Step: step}
 	var refunded int
 	refund := r.refund(&refunded)
-	err := r.transact(ctx, func(ctx context.Context, tx pgx.Tx) error {
+	err := r.transact(ctx, true, func(ctx context.Context, tx pgx.Tx) error {
 		if err := refund(ctx, tx); err != nil {
 			return err
 		}

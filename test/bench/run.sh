@@ -6,6 +6,8 @@
 #   2. batched appends, 100 events per Append (BenchmarkAppendBatch);
 #   3. projection rebuild over 1,000,000 synthetic ledger events with the real
 #      binary (svc projections rebuild), then svc replay billing;
+#   5. workflow execution against an instant fake LLM: orchestration
+#      overhead per step, and EXEC_WORKFLOWS (100) workflows at once;
 #   4. GET /api/billing/balance under wrk against a real svc serve, beside the
 #      same route answered without a database read (401, no key) and
 #      pgbench -S at the same concurrency, and paced near 5,000 req/s.
@@ -15,7 +17,7 @@
 #   BENCH_SECONDS (10: pgbench -T and Go -benchtime), WRK_DURATION (15s),
 #   WRK_CONNECTIONS (32), PACED_RPS (5000), REBUILD_EVENTS (1000000), REBUILD_ORGS (10000),
 #   REBUILD_ALL_BUDGET (150: seconds --all may take, else it is skipped),
-#   BENCH_PORT (18090), BENCH_SKIP (space-separated: append batch rebuild http).
+#   BENCH_PORT (18090), BENCH_SKIP (space-separated: append batch rebuild http exec).
 # Raw outputs go to test/bench/results/<UTC time>/ (gitignored), the summary
 # to summary.md there. Only loopback; every database it creates is dropped and
 # every process it starts is stopped on exit. Targets are reported, never
@@ -35,6 +37,8 @@ PORT=${BENCH_PORT:-18090}
 PACED_RPS=${PACED_RPS:-5000}
 PLAN_ORGS=${PLAN_ORGS:-300}
 REBUILD_ALL_BUDGET=${REBUILD_ALL_BUDGET:-150}
+EXEC_WORKFLOWS=${EXEC_WORKFLOWS:-100}
+EXEC_SEQUENTIAL=${EXEC_SEQUENTIAL:-20}
 SKIP=" ${BENCH_SKIP:-} "
 CHUNK=100000
 
@@ -47,6 +51,7 @@ WORK=$(mktemp -d)
 DB_PGBENCH=svc_bench_pgbench_$$
 DB_LEDGER=svc_bench_ledger_$$
 DB_HTTP=svc_bench_http_$$
+DB_EXEC=svc_bench_exec_$$
 url() { echo "postgres://$PGUSER@$PGHOST:$PGPORT/$1?sslmode=disable"; }
 psqlq() { psql -X -v ON_ERROR_STOP=1 -q "$@"; }
 
@@ -67,7 +72,7 @@ cleanup() {
 			psqlq -d postgres -c "DROP DATABASE IF EXISTS svc_test_${name}_${pid} WITH (FORCE)" 2>/dev/null
 		done
 	done
-	for db in "$DB_PGBENCH" "$DB_LEDGER" "$DB_HTTP"; do
+	for db in "$DB_PGBENCH" "$DB_LEDGER" "$DB_HTTP" "$DB_EXEC"; do
 		psqlq -d postgres -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" 2>/dev/null
 	done
 	rm -rf "$WORK"
@@ -364,6 +369,54 @@ if ! skip http; then
 	result "  paced near $PACED_RPS req/s: p99 latency (ms)" "$pp99" "at $prps req/s" "-" "< 10 ms" "$(awk -v p="$pp99" -v b="$pbad" 'BEGIN { print (p < 10 && b == 0) ? "PASS" : "FAIL" }')"
 	result "  same, vs pgbench -S -c$WRK_CONNECTIONS (tps)" "$rps" "pgbench -S $sel tps" "$(ratio "$rps" "$sel")" "(info)" "-"
 	result "  same, overall (>= 5000 req/s, p99 < 10 ms, all 200)" "-" "-" "-" "all" "$ok"
+fi
+
+# ---------------------------------------------------------------- 5. execution
+# Workflows against an LLM that answers at once (the fake OpenAI-compatible
+# server of test/fakellm): the orchestration overhead per step (run time
+# less LLM call time, per step, from the event log), first one workflow at a
+# time, then EXEC_WORKFLOWS at once; every workflow must complete.
+if ! skip exec; then
+	LLM_PORT=$((PORT + 1))
+	go build -o "$WORK/fakellm" ./test/fakellm/cmd/fakellm
+	go build -o "$WORK/execload" ./test/bench/execload
+	"$WORK/fakellm" -addr "127.0.0.1:$LLM_PORT" >"$OUT/fakellm.log" 2>&1 &
+	TEST_PIDS+=($!)
+	log "svc serve on 127.0.0.1:$PORT with the fake LLM on :$LLM_PORT, SVC_WORKERS=$EXEC_WORKFLOWS (fresh database)"
+	export_exec() { DATABASE_URL=$(url "$DB_EXEC") "$@"; }
+	DATABASE_URL=$(url "$DB_EXEC") SVC_ADDR=127.0.0.1:$PORT SVC_LOG_LEVEL=warn REDIS_URL= SVC_SMTP_URL= \
+		SVC_LLM_BASE_URL=http://127.0.0.1:$LLM_PORT SVC_WORKERS=$EXEC_WORKFLOWS \
+		bin/svc serve >"$OUT/serve-exec.stdout" 2>"$OUT/serve-exec.log" &
+	SERVE_PID=$!
+	base=http://127.0.0.1:$PORT
+	for _ in $(seq 100); do
+		curl -fs -o /dev/null "$base/api/health" && break
+		kill -0 "$SERVE_PID" 2>/dev/null || { cat "$OUT/serve-exec.log" >&2; exit 1; }
+		sleep 0.2
+	done
+	curl -fsS -X POST "$base/api/keys" -H 'content-type: application/json' -d '{"name":"Exec bench"}' >"$OUT/exec-signup.json"
+	key=$(jq -r .key "$OUT/exec-signup.json") org=$(jq -r .org_id "$OUT/exec-signup.json")
+	export_exec bin/svc org set-tier --org "$org" --tier enterprise >/dev/null
+	export_exec bin/svc credits grant --org "$org" --credits 100000000 --reason "benchmark" >/dev/null
+	sleep 11 # the key cache holds the tier for up to 10 s (decision 6)
+	log "execload: $EXEC_SEQUENTIAL workflows one at a time"
+	"$WORK/execload" -base "$base" -key "$key" -db "$(url "$DB_EXEC")" -n "$EXEC_SEQUENTIAL" -c 1 >"$OUT/exec-c1.json"
+	log "execload: $EXEC_WORKFLOWS workflows at once"
+	"$WORK/execload" -base "$base" -key "$key" -db "$(url "$DB_EXEC")" -n "$EXEC_WORKFLOWS" -c "$EXEC_WORKFLOWS" >"$OUT/exec-c100.json"
+	export_exec bin/svc replay billing --org "$org" >"$OUT/exec-replay.txt" 2>&1 && replay=agrees || replay=DIFFERS
+	kill -TERM "$SERVE_PID"
+	wait "$SERVE_PID" || true
+	SERVE_PID=""
+
+	o1=$(jq -r .overhead_per_step_p50_ms "$OUT/exec-c1.json") l1=$(jq -r .llm_call_per_step_mean_ms "$OUT/exec-c1.json")
+	o100=$(jq -r .overhead_per_step_p50_ms "$OUT/exec-c100.json") o100p95=$(jq -r .overhead_per_step_p95_ms "$OUT/exec-c100.json")
+	l100=$(jq -r .llm_call_per_step_mean_ms "$OUT/exec-c100.json")
+	done100=$(jq -r '.statuses.completed // 0' "$OUT/exec-c100.json") bad100=$(jq -r .execute_errors "$OUT/exec-c100.json")
+	wall=$(jq -r .wall_seconds "$OUT/exec-c100.json")
+	log "  one at a time: overhead p50 $o1 ms/step (LLM call $l1 ms); $EXEC_WORKFLOWS at once: $done100 completed, $bad100 execute errors, overhead p50 $o100 ms/step p95 $o100p95 ms (LLM $l100 ms), wall ${wall}s; replay billing $replay"
+	result "orchestration overhead per step, 1 workflow at a time (ms, p50)" "$o1" "fake LLM call: $l1 ms/step" "$(ratio "$o1" "$l1")" "< 5 ms" "$(awk -v o="$o1" 'BEGIN { print (o < 5) ? "PASS" : "FAIL" }')"
+	result "$EXEC_WORKFLOWS concurrent workflows: completed without error" "$done100/$EXEC_WORKFLOWS" "execute errors: $bad100; replay billing $replay" "-" "all" "$(awk -v d="$done100" -v n="$EXEC_WORKFLOWS" -v b="$bad100" -v r="$replay" 'BEGIN { print (d == n && b == 0 && r == "agrees") ? "PASS" : "FAIL" }')"
+	result "  same, overhead per step under that load (ms, p50 / p95)" "$o100 / $o100p95" "fake LLM call: $l100 ms/step" "$(ratio "$o100" "$l100")" "(info)" "-"
 fi
 
 # ---------------------------------------------------------------- summary
