@@ -192,6 +192,7 @@ func (s *Server) routes() {
 	s.RigorHandle("/plan", http.MethodPost, "rigor.plan", apikey.Viewer, s.plan)
 	s.RigorHandle("/status/{workflow_id}", http.MethodGet, "rigor.status", apikey.Viewer, s.status)
 	s.RigorHandle("/execute", http.MethodPost, "rigor.execute", apikey.Member, s.execute)
+	s.RigorHandle("/webhooks/deliveries", http.MethodGet, "rigor.webhooks.deliveries", apikey.Viewer, s.webhookDeliveries)
 }
 
 // Rigor is the subrouter of /api/rigor: routes registered on it need a key and

@@ -16,6 +16,8 @@ import (
 	"svc/adapters/outbound"
 	"svc/adapters/ratelimit"
 	"svc/adapters/secrets"
+	"svc/adapters/webhook"
+	"svc/commands/webhooks"
 	"svc/commands/worker"
 	httpapi "svc/http"
 	"svc/migrations"
@@ -100,6 +102,14 @@ func runServe(ctx context.Context, args []string) error {
 	go func() {
 		defer wg.Done()
 		_ = workers.Run(work)
+	}()
+	dispatcher := webhooks.New(store, webhook.NewSender(outboundClient), box, webhooks.Config{BackoffScale: cfg.WebhookBackoffScale}, log)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := dispatcher.Run(work); err != nil {
+			log.Error("webhook dispatcher stopped", "error", err)
+		}
 	}()
 
 	serveErr := make(chan error, 1)

@@ -1,0 +1,153 @@
+// Package webhooks delivers the events of workflows executed with delivery
+// method webhook to their registered URL.
+//
+// Two halves, both in Dispatcher.Run:
+//
+//   - A watermill handler (consumer group "webhooks") on the events topic
+//     schedules a delivery for each deliverable event of such a workflow: it
+//     folds the workflow up to the event, renders the payload and appends
+//     WebhookDeliveryScheduled to a new stream delivery-<delivery_id>. The
+//     delivery id is derived from the event id, so a redelivered message
+//     meets a stream that exists already (a version conflict) and is acked.
+//     The handler makes no network call: one stream read and one append.
+//   - A sender loop finds due deliveries in the webhook_deliveries read model
+//     (or is told of a new one by the handler), takes a short lease per
+//     delivery in delivery_leases, makes one attempt with webhook.Sender
+//     outside any transaction, and appends WebhookDeliveryAttempted with the
+//     stream's expected version. Failed attempts are retried on the
+//     webhook.Backoff schedule, up to webhook.MaxAttempts.
+package webhooks
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill"
+
+	"svc/adapters/secrets"
+	"svc/adapters/webhook"
+	"svc/eventstore"
+)
+
+// DefaultConsumerGroup is the watermill consumer group of the scheduler.
+const DefaultConsumerGroup = "webhooks"
+
+// Config tunes a Dispatcher. Zero values take the defaults.
+type Config struct {
+	// ID names this process in leases; default host:pid:random.
+	ID string
+	// ConsumerGroup is the watermill consumer group; default "webhooks".
+	ConsumerGroup string
+	// Concurrency bounds the attempts in flight in this process; default 8.
+	Concurrency int
+	// BackoffScale multiplies the retry pauses (webhook.ScaledBackoff); 1
+	// in production (SVC_WEBHOOK_BACKOFF_SCALE in tests). A value that is
+	// not a positive finite number counts as 1.
+	BackoffScale float64
+	// Poll is how often the read model is searched for due deliveries;
+	// default 500 ms.
+	Poll time.Duration
+	// SendTimeout bounds one attempt; default 15 s (the outbound client has
+	// its own bound too, 10 s by default).
+	SendTimeout time.Duration
+	// Lease is how long a delivery's lease lasts; default 1 min, and at
+	// least twice SendTimeout plus StopGrace, so it outlives an attempt
+	// and its recording without renewal.
+	Lease time.Duration
+	// StopGrace is how long attempts in flight may still take once Run's
+	// context ends; past it they are abandoned unrecorded; default 5 s.
+	StopGrace time.Duration
+}
+
+func (c *Config) defaults() {
+	if c.ID == "" {
+		host, _ := os.Hostname()
+		c.ID = fmt.Sprintf("%s:%d:%d", host, os.Getpid(), time.Now().UnixNano()%1_000_000)
+	}
+	if c.ConsumerGroup == "" {
+		c.ConsumerGroup = DefaultConsumerGroup
+	}
+	if c.Concurrency <= 0 {
+		c.Concurrency = 8
+	}
+	if !(c.BackoffScale > 0) || math.IsInf(c.BackoffScale, 0) {
+		c.BackoffScale = 1
+	}
+	if c.Poll <= 0 {
+		c.Poll = 500 * time.Millisecond
+	}
+	if c.SendTimeout <= 0 {
+		c.SendTimeout = 15 * time.Second
+	}
+	if c.StopGrace <= 0 {
+		c.StopGrace = 5 * time.Second
+	}
+	if c.Lease <= 0 {
+		c.Lease = time.Minute
+	}
+	c.Lease = max(c.Lease, 2*c.SendTimeout+c.StopGrace)
+}
+
+// Dispatcher schedules and sends webhook deliveries.
+type Dispatcher struct {
+	store  *eventstore.Store
+	sender *webhook.Sender
+	box    *secrets.Box
+	cfg    Config
+	log    *slog.Logger
+	now    func() time.Time
+	kick   chan string
+
+	mu      sync.Mutex
+	running map[string]bool
+	wg      sync.WaitGroup
+}
+
+// New returns a dispatcher appending to store, sending with sender and
+// opening webhook secrets with box.
+func New(store *eventstore.Store, sender *webhook.Sender, box *secrets.Box, cfg Config, log *slog.Logger) *Dispatcher {
+	if store == nil || sender == nil || box == nil || log == nil {
+		panic("webhooks: nil dependency")
+	}
+	cfg.defaults()
+	return &Dispatcher{store: store, sender: sender, box: box, cfg: cfg, log: log.With("dispatcher", cfg.ID),
+		now: time.Now, kick: make(chan string, 1024), running: map[string]bool{}}
+}
+
+// ID is the dispatcher's lease owner name.
+func (d *Dispatcher) ID() string { return d.cfg.ID }
+
+// Run subscribes to the events topic and sends due deliveries until ctx
+// ends; then it stops taking messages, lets attempts in flight finish
+// within Config.StopGrace (or abandons them unrecorded) and hands every
+// lease back. It returns an error only when the subscription cannot start.
+func (d *Dispatcher) Run(ctx context.Context) error {
+	wmLog := watermill.NewSlogLoggerWithLevelMapping(d.log.With("component", "watermill"),
+		map[slog.Level]slog.Level{slog.LevelInfo: slog.LevelDebug})
+	sub, err := eventstore.NewSubscriber(d.store.Pool(), d.cfg.ConsumerGroup, wmLog)
+	if err != nil {
+		return fmt.Errorf("webhooks: subscriber: %w", err)
+	}
+	msgs, err := sub.Subscribe(ctx, eventstore.Topic)
+	if err != nil {
+		_ = sub.Close()
+		return fmt.Errorf("webhooks: subscribe: %w", err)
+	}
+	consumed := make(chan struct{})
+	go func() {
+		defer close(consumed)
+		d.consume(msgs)
+	}()
+	d.sendLoop(ctx)
+	if err := sub.Close(); err != nil {
+		d.log.Warn("closing the webhook subscription", "error", err)
+	}
+	<-consumed
+	d.releaseAll()
+	return nil
+}

@@ -1,0 +1,122 @@
+package webhooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+
+	"svc/commands"
+	"svc/domain/workflow"
+	"svc/eventstore"
+)
+
+// handleTimeout bounds the database work of one message.
+const handleTimeout = 10 * time.Second
+
+// workflowPrefix starts the stream id of every workflow.
+var workflowPrefix = workflow.Stream("")
+
+// consume runs Handle on each message of msgs, acking it on success and
+// nacking it (the subscriber redelivers it) on a transient failure.
+func (d *Dispatcher) consume(msgs <-chan *message.Message) {
+	for msg := range msgs {
+		if err := d.Handle(msg); err != nil {
+			if msg.Context().Err() == nil {
+				d.log.Warn("scheduling a webhook delivery failed; retrying", "event_id", msg.UUID,
+					"stream_id", msg.Metadata.Get("stream_id"), "error", err)
+			}
+			msg.Nack()
+			continue
+		}
+		msg.Ack()
+	}
+}
+
+// Handle is the watermill handler of the events topic: for a deliverable
+// event of a workflow queued with delivery method webhook it appends
+// WebhookDeliveryScheduled to a new delivery stream and tells the sender
+// loop. Every other message, a redelivered one included, is accepted
+// without effect. An error means the message should be redelivered; an
+// event that cannot be read is logged and skipped, since redelivering it
+// would block the subscription for good.
+func (d *Dispatcher) Handle(msg *message.Message) error {
+	stream := msg.Metadata.Get("stream_id")
+	if !delivered(msg.Metadata.Get("type")) || !strings.HasPrefix(stream, workflowPrefix) {
+		return nil
+	}
+	version, err := strconv.ParseInt(msg.Metadata.Get("version"), 10, 64)
+	if err != nil {
+		d.log.Error("webhook scheduling: message without a version; skipped", "event_id", msg.UUID, "stream_id", stream)
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(msg.Context(), handleTimeout)
+	defer cancel()
+	s, err := d.schedule(ctx, stream, version, msg.UUID)
+	switch {
+	case errors.Is(err, errSkip):
+		d.log.Error("webhook scheduling: event skipped", "event_id", msg.UUID, "stream_id", stream, "error", err)
+		return nil
+	case errors.Is(err, eventstore.ErrConcurrency):
+		d.log.Debug("webhook delivery already scheduled", "event_id", msg.UUID, "delivery_id", s.DeliveryID)
+		return nil
+	case err != nil:
+		return err
+	case s.DeliveryID != "":
+		d.log.Debug("webhook delivery scheduled", "delivery_id", s.DeliveryID, "workflow_id", s.WorkflowID, "event", s.EventType)
+		d.Kick(s.DeliveryID)
+	}
+	return nil
+}
+
+// errSkip marks events that can never be scheduled (unreadable data).
+var errSkip = errors.New("unreadable workflow event")
+
+// schedule appends the delivery of the event at version of stream, if its
+// workflow wants webhooks. A zero Scheduled and nil mean nothing to do.
+func (d *Dispatcher) schedule(ctx context.Context, stream string, version int64, eventID string) (Scheduled, error) {
+	events, err := d.store.LoadFrom(ctx, d.store.Pool(), stream, 0)
+	if err != nil {
+		return Scheduled{}, err
+	}
+	if version < 0 || version >= int64(len(events)) || events[version].ID.String() != eventID {
+		return Scheduled{}, fmt.Errorf("%w: event %s is not version %d of %s", errSkip, eventID, version, stream)
+	}
+	src := events[version]
+	wf, err := workflow.Load(events[:version+1])
+	if errors.Is(err, workflow.ErrNotFound) {
+		return Scheduled{}, nil // not a workflow stream
+	}
+	if err != nil {
+		return Scheduled{}, fmt.Errorf("%w: %w", errSkip, err)
+	}
+	q := wf.Queued()
+	if q == nil || q.Delivery.Method != "webhook" || q.Delivery.WebhookURL == "" {
+		return Scheduled{}, nil
+	}
+	typ, ok, err := webhookType(src)
+	if err != nil {
+		return Scheduled{}, fmt.Errorf("%w: %w", errSkip, err)
+	}
+	if !ok {
+		return Scheduled{}, nil
+	}
+	webhookID := q.Delivery.WebhookID
+	if webhookID == "" {
+		webhookID = commands.WebhookStream(wf.OrgID(), q.Delivery.WebhookURL)
+	}
+	id := DeliveryID(eventID, webhookID)
+	body, err := buildPayload(typ, id, wf, src)
+	if err != nil {
+		return Scheduled{}, fmt.Errorf("%w: %w", errSkip, err)
+	}
+	s := Scheduled{DeliveryID: id, OrgID: wf.OrgID(), WorkflowID: wf.ID(), EventType: typ, URL: q.Delivery.WebhookURL,
+		WebhookID: webhookID, SourceEventID: eventID, Body: string(body), NextAttemptAt: d.now().UTC()}
+	m := eventstore.Metadata{OrgID: wf.OrgID(), Actor: "system", CorrelationID: wf.ID(), CausationID: eventID}
+	_, err = d.store.Append(ctx, Stream(id), eventstore.NewStream, eventstore.NewEvent{Type: EventDeliveryScheduled, Data: s, Metadata: m})
+	return s, err
+}
