@@ -129,6 +129,18 @@ func TestWebhookDelivery(t *testing.T) {
 	st := s.do(t, req{Method: http.MethodGet, Path: "/api/rigor/status/" + id, Key: a.Key})
 	wf := object(t, st.Body, "workflow")
 	steps := int(integer(t, wf, "total_steps"))
+	// deliveries are independent and may arrive in any order: wait for all
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		n := 0
+		for _, d := range rc.deliveries() {
+			if d.Event["workflow_id"] == id {
+				n++
+			}
+		}
+		if n >= steps+1 || time.Now().After(deadline) {
+			break
+		}
+	}
 	perType := map[string]int{}
 	seenIDs := map[string]bool{}
 	for _, d := range rc.deliveries() {
@@ -161,18 +173,29 @@ func TestWebhookDelivery(t *testing.T) {
 
 	// the delivery log: every delivery delivered on its second attempt
 	// (the receiver refused each first one)
-	log := s.do(t, req{Method: http.MethodGet, Path: "/api/rigor/webhooks/deliveries?workflow_id=" + id, Key: a.Key})
-	wantStatus(t, log, http.StatusOK)
-	list, _ := log.Body["deliveries"].([]any)
-	if len(list) != steps+1 {
-		t.Fatalf("delivery log holds %d deliveries, want %d: %s", len(list), steps+1, log.Raw)
-	}
-	for _, raw := range list {
-		d := raw.(map[string]any)
-		attempts, _ := d["log"].([]any)
-		if str(t, d, "status") != "delivered" || integer(t, d, "attempts") != 2 || len(attempts) != 2 {
-			t.Fatalf("delivery %v", d)
+	// (the read model follows the receiver by a moment)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		log := s.do(t, req{Method: http.MethodGet, Path: "/api/rigor/webhooks/deliveries?workflow_id=" + id, Key: a.Key})
+		wantStatus(t, log, http.StatusOK)
+		list, _ := log.Body["deliveries"].([]any)
+		done := len(list) == steps+1
+		for _, raw := range list {
+			done = done && raw.(map[string]any)["status"] == "delivered"
 		}
+		if !done {
+			if time.Now().After(deadline) {
+				t.Fatalf("delivery log never showed %d delivered deliveries: %s", steps+1, log.Raw)
+			}
+			continue
+		}
+		for _, raw := range list {
+			d := raw.(map[string]any)
+			attempts, _ := d["log"].([]any)
+			if integer(t, d, "attempts") != 2 || len(attempts) != 2 || str(t, d, "url") != hook {
+				t.Fatalf("delivery %v", d)
+			}
+		}
+		break
 	}
 	wantError(t, s.do(t, req{Method: http.MethodGet, Path: "/api/rigor/webhooks/deliveries", Key: a.Key}), http.StatusBadRequest, "missing_field")
 	wantError(t, s.do(t, req{Method: http.MethodGet, Path: "/api/rigor/webhooks/deliveries?workflow_id=wr_" + strings.Repeat("0", 32), Key: a.Key}), http.StatusNotFound, "not_found")
