@@ -3,7 +3,9 @@ package httpapi
 import (
 	"errors"
 	"net/http"
+	"strings"
 
+	"svc/adapters/llm"
 	"svc/commands"
 	"svc/domain/catalog"
 	"svc/domain/credit"
@@ -86,16 +88,27 @@ func (s *Server) enhance(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if body.Tier == "llm" {
-		// Until the LLM writer of the execution work lands, the offline
-		// writer answers: a structured brief of the description.
-		enhanced := enhance.Brief(*body.TaskDescription, res)
+		// The LLM port writes the rewrite (the offline writer by default);
+		// the charge follows a rewrite that succeeded, so a failed call
+		// costs nothing.
+		if bal, err := projections.Balance(r.Context(), s.store.Pool(), p.OrgID); err == nil && bal.Balance < enhanceLLMCredits {
+			return errEnhanceCredits(bal.Balance)
+		}
+		resp, err := s.llm.Complete(r.Context(), llm.Request{Kind: llm.KindEnhance, Tier: 2, Description: *body.TaskDescription,
+			TaskType: body.TaskType, Guidance: strings.Join(res.Suggestions, "\n")})
+		if err != nil {
+			return &wrapped{newError(http.StatusInternalServerError, "enhance_error", "The description could not be enhanced; nothing was charged.").
+				withFix("Retry, or use the free deterministic tier."), err}
+		}
+		enhanced, err := llm.ParseEnhance(resp.Text)
+		if err != nil {
+			return &wrapped{newError(http.StatusInternalServerError, "enhance_error", "The description could not be enhanced; nothing was charged."), err}
+		}
 		charged, err := s.chargeCredits.Handle(r.Context(), commands.ChargeCredits{Charge: credit.Charged{
 			OrgID: p.OrgID, Amount: enhanceLLMCredits, Reason: "enhance_llm", KeyID: p.KeyID}})
 		if errors.Is(err, credit.ErrInsufficient) {
 			bal, _ := projections.Balance(r.Context(), s.store.Pool(), p.OrgID)
-			return newError(http.StatusPaymentRequired, "insufficient_credits", "The llm tier of enhance costs 270 credits; the balance is lower.").
-				withFix("Top up credits, or use the free deterministic tier.").
-				withDetail("required_credits", enhanceLLMCredits).withDetail("balance", bal.Balance)
+			return errEnhanceCredits(bal.Balance)
 		}
 		if err != nil {
 			return &wrapped{newError(http.StatusInternalServerError, "enhance_error", "The description could not be enhanced; nothing was charged."), err}
@@ -110,3 +123,9 @@ func (s *Server) enhance(w http.ResponseWriter, r *http.Request) error {
 
 // enhanceLLMCredits is the price of the llm tier of enhance.
 const enhanceLLMCredits = 270
+
+func errEnhanceCredits(balance int64) error {
+	return newError(http.StatusPaymentRequired, "insufficient_credits", "The llm tier of enhance costs 270 credits; the balance is lower.").
+		withFix("Top up credits, or use the free deterministic tier.").
+		withDetail("required_credits", enhanceLLMCredits).withDetail("balance", balance)
+}

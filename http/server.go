@@ -17,6 +17,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"svc/adapters/llm"
 	"svc/adapters/mail"
 	"svc/adapters/outbound"
 	"svc/adapters/ratelimit"
@@ -65,6 +66,8 @@ type Deps struct {
 	Kicker Kicker
 	// Sealer encrypts the webhook secrets execute creates.
 	Sealer commands.Sealer
+	// LLM is the LLM port (default: the offline writer).
+	LLM llm.Provider
 	// Outbound is the SSRF-guarded client for user-given URLs (default:
 	// private addresses refused).
 	Outbound *http.Client
@@ -85,6 +88,7 @@ type Server struct {
 	mailing  sync.WaitGroup
 	planner  *planning.Planner
 	kicker   Kicker
+	llm      llm.Provider
 	outbound *http.Client
 	closing  chan struct{}
 	closed   sync.Once
@@ -107,6 +111,9 @@ func New(cfg Config, d Deps) *Server {
 	}
 	if d.Kicker == nil {
 		d.Kicker = noKicker{}
+	}
+	if d.LLM == nil {
+		d.LLM = llm.NewOffline()
 	}
 	if d.Outbound == nil {
 		c, err := outbound.NewClient(outbound.Options{})
@@ -138,7 +145,7 @@ func New(cfg Config, d Deps) *Server {
 	}
 	s := &Server{
 		cfg: cfg, store: d.Store, runner: d.Runner, limiter: d.Limiter, mail: d.Mail, log: d.Log, planner: d.Planner,
-		kicker: d.Kicker, outbound: d.Outbound, closing: make(chan struct{}),
+		kicker: d.Kicker, llm: d.LLM, outbound: d.Outbound, closing: make(chan struct{}),
 		keys:    newKeyCache(10*time.Second, 50_000),
 		metrics: newMetrics(),
 		createOrg: commands.WithLogging[commands.CreateOrganization, commands.OrganizationCreated](

@@ -79,7 +79,7 @@ func runServe(ctx context.Context, args []string) error {
 	workers := worker.New(store, provider, outboundClient, worker.Config{Concurrency: cfg.Workers, Lease: cfg.WorkerLease}, log)
 	api := httpapi.New(httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies, Version: version,
 		SSEHeartbeat: cfg.SSEHeartbeat, SSETimeout: cfg.SSETimeout},
-		httpapi.Deps{Store: store, Runner: runner, Limiter: limiter, Mail: sender, Log: log, Kicker: workers, Sealer: box, Outbound: outboundClient})
+		httpapi.Deps{Store: store, Runner: runner, Limiter: limiter, Mail: sender, Log: log, Kicker: workers, Sealer: box, Outbound: outboundClient, LLM: provider})
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {

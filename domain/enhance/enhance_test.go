@@ -259,18 +259,3 @@ func TestMonotonicCrossProduct(t *testing.T) {
 		}
 	}
 }
-
-func TestBrief(t *testing.T) {
-	r, err := enhance.Assess("help me with stuff", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := enhance.Brief("help me   with stuff", r)
-	if !strings.HasPrefix(b, "Task: help me with stuff\n\nTo make the result precise, specify:") || strings.Count(b, "\n- ") != len(r.Missing) {
-		t.Fatalf("brief %q", b)
-	}
-	full := enhance.Brief("x", enhance.Result{Score: 100})
-	if full != "Task: x" {
-		t.Fatalf("complete brief %q", full)
-	}
-}
