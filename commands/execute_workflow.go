@@ -257,7 +257,7 @@ type pendingAppend struct {
 func storedContext(p workflow.Planned, body *string) (string, []workflow.Warning) {
 	switch {
 	case body == nil && !p.ContextPersisted:
-		return "", []workflow.Warning{{Code: "legacy_plan_extraunavailable",
+		return "", []workflow.Warning{{Code: "legacy_plan_context_unavailable",
 			Message:    "This plan was made before plans kept their context; it runs without additional context.",
 			Suggestion: "Pass context.additional_context with execute, or plan again."}}
 	case body == nil || *body == p.AdditionalContext:
@@ -265,7 +265,7 @@ func storedContext(p workflow.Planned, body *string) (string, []workflow.Warning
 	case p.AdditionalContext == "":
 		return *body, nil
 	}
-	return *body, []workflow.Warning{{Code: "extradiffers_from_plan",
+	return *body, []workflow.Warning{{Code: "context_differs_from_plan",
 		Message:    "The context given with execute differs from the plan's; the one given with execute is used.",
 		Suggestion: "Omit context on execute to use the plan's, or plan again with the new context."}}
 }

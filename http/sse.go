@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"svc/domain/workflow"
@@ -50,7 +51,11 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, id, marker strin
 		if e.marker != "" {
 			last = id + ":" + e.marker
 		}
-		if _, err := fmt.Fprintf(w, "id: %s\nevent: %s\ndata: %s\n\n", last, e.name, data); err != nil {
+		idLine := "id: " + last + "\n"
+		if strings.HasSuffix(last, ":") { // nothing sent yet: a heartbeat carries no id
+			idLine = ""
+		}
+		if _, err := fmt.Fprintf(w, "%sevent: %s\ndata: %s\n\n", idLine, e.name, data); err != nil {
 			return err
 		}
 		return rc.Flush()

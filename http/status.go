@@ -22,7 +22,10 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 		if _, err := s.loadWorkflow(r.Context(), p.OrgID, id); err != nil {
 			return newError(http.StatusNotFound, "not_found", "No workflow "+id+" in your organization.")
 		}
-		_, marker, _ := strings.Cut(r.Header.Get("Last-Event-ID"), ":")
+		lastID, marker, _ := strings.Cut(r.Header.Get("Last-Event-ID"), ":")
+		if lastID != id { // an id of another workflow is unknown here: replay everything
+			marker = ""
+		}
 		return s.stream(w, r, id, marker)
 	}
 	v, err := s.workflowView(r.Context(), p.OrgID, id)

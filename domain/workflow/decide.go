@@ -71,7 +71,9 @@ func (w *Workflow) Next() Next {
 		}
 		return n
 	}
-	if w.Deliverable() != nil {
+	// a run resumed after its review was recorded (WorkflowStarted puts
+	// it back to executing) finishes; it is not reviewed twice
+	if w.Deliverable() != nil && w.review == nil {
 		return Next{Action: ActReview}
 	}
 	return Next{Action: ActFinish}

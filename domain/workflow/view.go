@@ -141,6 +141,7 @@ func (w *Workflow) View(showModel bool) View {
 		}
 	case w.failed != nil:
 		v.CreditsUsed -= w.failed.Refunded
+		v.CreditsLive -= w.failed.Refunded // refunded: nothing stays charged
 		e := w.failed.Error
 		v.Error = &e
 	case w.halted != nil:

@@ -210,7 +210,7 @@ func TestFailedRefundsAndHaltedSaves(t *testing.T) {
 	s.add(workflow.EventStepCompleted, completed(1, 200))
 	s.add(workflow.EventFailed, workflow.Failed{Code: "provider_exhausted", Error: "boom", Step: 2, Refunded: 200})
 	v := s.load().View(false)
-	if v.Status != "failed" || v.CreditsUsed != 0 || v.CreditsLive != 200 || *v.Error != "boom" || v.IncompleteCount != 3 {
+	if v.Status != "failed" || v.CreditsUsed != 0 || v.CreditsLive != 0 || *v.Error != "boom" || v.IncompleteCount != 3 {
 		t.Fatalf("failed: %+v", v)
 	}
 

@@ -708,3 +708,248 @@ func cli(t testing.TB, dbURL string, args ...string) cliResult {
 func (r cliResult) String() string {
 	return fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
 }
+
+// ---------------------------------------------------------------------------
+// Workflow execution helpers
+
+// launchOn starts "svc serve" on the existing database dbURL (nothing is
+// dropped first: a successor of a crashed server) with env as in launch,
+// and waits until its health endpoint answers.
+func launchOn(dbURL string, env map[string]string) (*server, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	vars := map[string]string{
+		"DATABASE_URL":        dbURL,
+		"SVC_ADDR":            addr,
+		"SVC_TRUSTED_PROXIES": "127.0.0.1/32",
+		"SVC_SECRET_KEY":      randomHex(32),
+	}
+	for k, v := range env {
+		vars[k] = v
+	}
+	s := &server{base: "http://" + addr, addr: addr, dbURL: dbURL, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	s.cmd = exec.Command(svcBin, "serve")
+	s.cmd.Env = childEnv(vars)
+	s.cmd.Stdout = s.stderr
+	s.cmd.Stderr = s.stderr
+	if err := s.cmd.Start(); err != nil {
+		return nil, err
+	}
+	go func() {
+		s.waitErr = s.cmd.Wait()
+		close(s.exited)
+	}()
+	deadline := time.Now().Add(60 * time.Second)
+	client := &http.Client{Timeout: 5 * time.Second}
+	for {
+		select {
+		case <-s.exited:
+			return nil, fmt.Errorf("svc serve exited before answering (%v):\n%s", s.waitErr, s.stderr.tail(8000))
+		default:
+		}
+		resp, err := client.Get(s.base + "/api/health")
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return s, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			_ = s.stop()
+			return nil, fmt.Errorf("svc serve did not answer GET /api/health within 60 s:\n%s", s.stderr.tail(8000))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// startServerOn is startServer on the existing database dbURL; the server is
+// stopped (and must exit 0) and the database dropped when the test ends.
+func startServerOn(t *testing.T, dbURL string, env map[string]string) *server {
+	t.Helper()
+	s, err := launchOn(dbURL, env)
+	if err != nil {
+		t.Fatalf("start server on %s: %v", dbURL, err)
+	}
+	t.Cleanup(func() {
+		if err := s.stop(); err != nil {
+			t.Errorf("stop server: %v\n%s", err, s.stderr.tail(8000))
+		} else if t.Failed() {
+			t.Logf("server log (tail):\n%s", s.stderr.tail(6000))
+		}
+	})
+	return s
+}
+
+// kill ends the server with SIGKILL, a crash: no lease is handed back. Its
+// database is kept for a successor (startServerOn) and dropped when the test
+// ends; a later stop returns nil.
+func (s *server) kill(t *testing.T) {
+	t.Helper()
+	s.stopOnce.Do(func() {
+		if err := s.cmd.Process.Kill(); err != nil {
+			t.Errorf("SIGKILL: %v", err)
+		}
+		<-s.exited
+		s.keepLog()
+	})
+	t.Cleanup(func() { dropDB(s.dbURL) })
+}
+
+// execute posts body to POST /api/rigor/execute with key.
+func (s *server) execute(t testing.TB, key string, body any) *response {
+	t.Helper()
+	return s.do(t, req{Method: http.MethodPost, Path: "/api/rigor/execute", Key: key, Body: body})
+}
+
+// planStored plans body with key and returns the stored workflow's id.
+func (s *server) planStored(t testing.TB, key string, body any) string {
+	t.Helper()
+	res := s.do(t, req{Method: http.MethodPost, Path: "/api/rigor/plan", Key: key, Body: body})
+	wantStatus(t, res, http.StatusOK)
+	return str(t, object(t, res.Body, "plan"), "workflow_id")
+}
+
+// workflow reads GET /api/rigor/status/{id} and returns its workflow object.
+// A 429 of the per-minute limit is waited out.
+func (s *server) workflow(t testing.TB, key, id string) map[string]any {
+	t.Helper()
+	for {
+		res := s.do(t, req{Path: "/api/rigor/status/" + id, Key: key})
+		if res.Status == http.StatusTooManyRequests {
+			time.Sleep(time.Second)
+			continue
+		}
+		wantStatus(t, res, http.StatusOK)
+		if !boolean(t, res.Body, "ok") {
+			t.Fatalf("status of %s: %s", id, res.Raw)
+		}
+		return object(t, res.Body, "workflow")
+	}
+}
+
+// waitWorkflow polls the status of workflow id until done accepts it, and
+// returns that workflow object. The pause grows from 50 to 500 ms, so that a
+// long wait stays well under the per-minute limit of the org.
+func (s *server) waitWorkflow(t testing.TB, key, id string, within time.Duration, what string, done func(wf map[string]any) bool) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	pause := 50 * time.Millisecond
+	for {
+		wf := s.workflow(t, key, id)
+		if done(wf) {
+			return wf
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("workflow %s: not %s within %v; last status: %v", id, what, within, wf)
+		}
+		time.Sleep(pause)
+		pause = min(pause*3/2, 500*time.Millisecond)
+	}
+}
+
+// terminalStatuses are the statuses nothing more happens after.
+var terminalStatuses = map[string]bool{"completed": true, "completed_partial": true, "failed": true, "halted": true,
+	"cancelled": true, "timed_out": true, "aborted": true}
+
+// waitTerminal waits until workflow id has a terminal status.
+func (s *server) waitTerminal(t testing.TB, key, id string, within time.Duration) map[string]any {
+	t.Helper()
+	return s.waitWorkflow(t, key, id, within, "terminal", func(wf map[string]any) bool {
+		st, _ := wf["status"].(string)
+		return terminalStatuses[st]
+	})
+}
+
+// tailEvent is one line of "svc events tail".
+type tailEvent struct {
+	Type     string         `json:"type"`
+	StreamID string         `json:"stream_id"`
+	Version  int64          `json:"version"`
+	Position int64          `json:"position"`
+	Data     map[string]any `json:"data"`
+	// RecordedAt is the database's clock.
+	RecordedAt time.Time `json:"recorded_at"`
+}
+
+// orgEvents runs "svc events tail --org ORG" against dbURL and parses its
+// JSON lines.
+func orgEvents(t testing.TB, dbURL, orgID string) []tailEvent {
+	t.Helper()
+	out := cli(t, dbURL, "events", "tail", "--org", orgID)
+	if out.Code != 0 {
+		t.Fatalf("svc events tail --org %s: %s", orgID, out)
+	}
+	var events []tailEvent
+	for i, line := range nonEmptyLines(out.Stdout) {
+		var e tailEvent
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("svc events tail: line %d is not JSON: %v: %q", i+1, err, line)
+		}
+		events = append(events, e)
+	}
+	return events
+}
+
+// countEvents counts the events of type typ.
+func countEvents(events []tailEvent, typ string) int {
+	n := 0
+	for _, e := range events {
+		if e.Type == typ {
+			n++
+		}
+	}
+	return n
+}
+
+// replayBilling requires "svc replay billing --org ORG" to exit 0.
+func replayBilling(t testing.TB, dbURL, orgID string) {
+	t.Helper()
+	if out := cli(t, dbURL, "replay", "billing", "--org", orgID); out.Code != 0 {
+		t.Errorf("svc replay billing --org %s: want exit 0: %s", orgID, out)
+	}
+}
+
+// grant tops the org of a up by credits with "svc credits grant" and waits
+// until the server's balance shows it; it returns the new balance.
+func (s *server) grant(t testing.TB, a account, credits int64) int64 {
+	t.Helper()
+	before := s.balance(t, a.Key)
+	if out := cli(t, s.dbURL, "credits", "grant", "--org", a.OrgID, "--credits", fmt.Sprint(credits), "--reason", "blackbox test"); out.Code != 0 {
+		t.Fatalf("svc credits grant: %s", out)
+	}
+	s.waitBalance(t, a.Key, before+credits, 30*time.Second)
+	return before + credits
+}
+
+// settledEvents returns the events of a's org (svc events tail --org) once
+// everything appended before the call is visible: "events tail" reads below
+// the cluster-wide snapshot xmin, so a transaction elsewhere on the
+// PostgreSQL server can hold the newest events back for a moment. A stored
+// plan made here is the barrier; its events are left out of the answer.
+func (s *server) settledEvents(t testing.TB, a account) []tailEvent {
+	t.Helper()
+	barrier := "workflow-" + s.planStored(t, a.Key, map[string]any{"task_description": "Compare our SaaS pricing with three competitors for the board, barrier " + randomHex(4), "task_type": "competitive_analysis"})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		events := orgEvents(t, s.dbURL, a.OrgID)
+		var out []tailEvent
+		seen := false
+		for _, e := range events {
+			if e.StreamID == barrier {
+				seen = true
+				continue
+			}
+			out = append(out, e)
+		}
+		if seen {
+			return out
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("svc events tail --org %s does not show the barrier %s within 30 s", a.OrgID, barrier)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
