@@ -148,6 +148,9 @@ func sseOf(wf *workflow.Workflow, e eventstore.Event) []sseEvent {
 			m += fmt.Sprintf(".c%d", d.Chunk.Index)
 			data["chunk"] = d.Chunk
 		}
+		if d.Retry > 0 {
+			m += fmt.Sprintf(".r%d", d.Retry)
+		}
 		return []sseEvent{{"step_started", m, data}}
 	case workflow.EventStepCompleted:
 		var d workflow.StepCompleted

@@ -29,9 +29,9 @@ var errLost = errors.New("workflow moved by another worker")
 
 // drive runs workflow id until it ends, its lease is lost or ctx ends.
 func (w *Worker) drive(ctx context.Context, id string) {
+	defer w.release(id) // after the cancel below: no renewal races the release
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	defer w.release(id)
 	go w.keepLease(ctx, id, cancel)
 
 	events, err := w.store.Load(ctx, workflow.Stream(id))
@@ -253,7 +253,14 @@ func (r *run) finish(ctx context.Context) error {
 // fail ends the run as failed and refunds its per-step charges; the
 // refund is decided inside the transaction and the event carries it.
 func (r *run) fail(ctx context.Context, step int, code string, cause error) error {
-	d := workflow.Failed{Code: code, Error: fmt.Sprintf("%s at step %d: %v", code, step, cause), Step: step}
+	name := ""
+	if step >= 1 && step <= len(r.wf.Planned().Steps) {
+		name = " (" + r.wf.Planned().Steps[step-1].Name + ")"
+	}
+	// the error shown to the customer names the step, not the provider's
+	// host or answer; the cause stays in the event and the log
+	d := workflow.Failed{Code: code, Step: step, Cause: cause.Error(),
+		Error: fmt.Sprintf("%s: every LLM provider failed at step %d%s; the credits charged were refunded.", code, step, name)}
 	var refunded int
 	refund := r.refund(&refunded)
 	err := r.transact(ctx, true, func(ctx context.Context, tx pgx.Tx) error {

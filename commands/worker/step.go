@@ -77,18 +77,30 @@ func (r *run) failed(ctx context.Context, step workflow.PlannedStep, next workfl
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if step.Kind == workflow.KindResearch && step.PriorityClass == "must" {
+			return r.lost(ctx, step, cerr) // a lost research step, not a lost run
+		}
 		return r.append(ctx, nil, eventstore.NewEvent{Type: workflow.EventStepIncomplete, Data: workflow.StepIncomplete{
 			Step: step.Step, Name: step.Name, Reason: workflow.ReasonChunksAbandoned, Error: cause(cerr), Abandoned: true}})
 	case step.Kind == workflow.KindResearch && step.PriorityClass == "must":
-		return r.append(ctx, nil, eventstore.NewEvent{Type: workflow.EventStepIncomplete, Data: workflow.StepIncomplete{
-			Step: step.Step, Name: step.Name, Error: cause(err),
-			Reason: fmt.Sprintf("The required research step %s was lost (%s); the later steps ran without its findings.", step.Name, cause(err))}})
+		return r.lost(ctx, step, err)
 	case step.NeedsContext && p.ContextLess:
 		return r.append(ctx, nil, eventstore.NewEvent{Type: workflow.EventStepIncomplete, Data: workflow.StepIncomplete{
 			Step: step.Step, Name: step.Name, Error: cause(err),
 			Reason: fmt.Sprintf("%s needs material nobody supplied (no connection, no additional context), as the plan warned; it is absent from the deliverable.", step.Name)}})
 	}
 	return r.fail(ctx, step.Step, "provider_exhausted", err)
+}
+
+// lost records a required research step lost: the run goes on without it.
+func (r *run) lost(ctx context.Context, step workflow.PlannedStep, err error) error {
+	why := "every LLM provider failed"
+	if errors.Is(err, llm.ErrTimeout) {
+		why = "it ran out of its time budget, also in parts"
+	}
+	return r.append(ctx, nil, eventstore.NewEvent{Type: workflow.EventStepIncomplete, Data: workflow.StepIncomplete{
+		Step: step.Step, Name: step.Name, Error: cause(err),
+		Reason: fmt.Sprintf("The required research step %s was lost (%s); the later steps ran without its findings.", step.Name, why)}})
 }
 
 // complete records a step's result and charges it, in one transaction. A
@@ -115,7 +127,7 @@ func (r *run) chunked(ctx context.Context, step workflow.PlannedStep, attempt in
 		)
 		for try := 0; try < 2; try++ {
 			if err = r.append(ctx, nil, eventstore.NewEvent{Type: workflow.EventStepStarted, Data: workflow.StepStarted{
-				Step: step.Step, Name: step.Name, Attempt: attempt, Strategy: workflow.StrategyChunked, Chunk: &workflow.Chunk{Index: i, Total: chunks}}}); err != nil {
+				Step: step.Step, Name: step.Name, Attempt: attempt, Retry: try, Strategy: workflow.StrategyChunked, Chunk: &workflow.Chunk{Index: i, Total: chunks}}}); err != nil {
 				return result{}, err
 			}
 			if part, err = r.call(ctx, step, workflow.StrategyChunked, i, chunks); err == nil || ctx.Err() != nil {

@@ -79,7 +79,11 @@ func (w *Workflow) Apply(e eventstore.Event) error {
 		w.queued = &d
 		w.status = StatusQueued
 	case EventStarted:
-		w.status = StatusExecuting
+		var d Started
+		err = e.Decode(&d)
+		if !d.Resumed || w.status == StatusQueued { // a takeover keeps the status it found
+			w.status = StatusExecuting
+		}
 		if w.startedAt.IsZero() {
 			w.startedAt = e.RecordedAt
 		}

@@ -82,6 +82,8 @@ type StepStarted struct {
 	Attempt  int    `json:"attempt"`
 	Strategy string `json:"strategy,omitempty"` // compressed, chunked
 	Chunk    *Chunk `json:"chunk,omitempty"`
+	// Retry counts the tries of one chunk (0: the first).
+	Retry int `json:"retry,omitempty"`
 }
 
 // Chunk is a part of a step run in chunked mode.
@@ -189,8 +191,9 @@ type Completed struct {
 // Failed is the data of WorkflowFailed. Per-step charges are refunded in
 // the same transaction.
 type Failed struct {
-	Code     string `json:"code"` // provider_exhausted, ...
-	Error    string `json:"error"`
+	Code     string `json:"code"`            // provider_exhausted, ...
+	Error    string `json:"error"`           // shown to the customer
+	Cause    string `json:"cause,omitempty"` // for operators: what the providers answered
 	Step     int    `json:"step,omitempty"`
 	Refunded int    `json:"refunded"`
 }
