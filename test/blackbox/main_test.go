@@ -124,55 +124,11 @@ func launch(env map[string]string) (*server, error) {
 	if err := eventstore.DropDatabase(ctx, dbURL); err != nil {
 		return nil, fmt.Errorf("drop %s: %w", dbURL, err)
 	}
-	addr, err := freeAddr()
+	s, err := launchOn(dbURL, env)
 	if err != nil {
-		return nil, err
+		dropDB(dbURL)
 	}
-	vars := map[string]string{
-		"DATABASE_URL":        dbURL,
-		"SVC_ADDR":            addr,
-		"SVC_TRUSTED_PROXIES": "127.0.0.1/32",
-		"SVC_SECRET_KEY":      randomHex(32),
-	}
-	for k, v := range env {
-		vars[k] = v
-	}
-	s := &server{base: "http://" + addr, addr: addr, dbURL: dbURL, stderr: &syncBuffer{}, exited: make(chan struct{})}
-	s.cmd = exec.Command(svcBin, "serve")
-	s.cmd.Env = childEnv(vars)
-	s.cmd.Stdout = s.stderr
-	s.cmd.Stderr = s.stderr
-	if err := s.cmd.Start(); err != nil {
-		return nil, err
-	}
-	go func() {
-		s.waitErr = s.cmd.Wait()
-		close(s.exited)
-	}()
-
-	deadline := time.Now().Add(60 * time.Second)
-	client := &http.Client{Timeout: 5 * time.Second}
-	for {
-		select {
-		case <-s.exited:
-			dropDB(dbURL)
-			return nil, fmt.Errorf("svc serve exited before answering (%v):\n%s", s.waitErr, s.stderr.tail(8000))
-		default:
-		}
-		resp, err := client.Get(s.base + "/api/health")
-		if err == nil {
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return s, nil
-			}
-		}
-		if time.Now().After(deadline) {
-			_ = s.stop()
-			return nil, fmt.Errorf("svc serve did not answer GET /api/health within 60 s:\n%s", s.stderr.tail(8000))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return s, err
 }
 
 // stop sends SIGTERM and requires exit status 0 within 30 s; the database is

@@ -197,9 +197,9 @@ func overhead(ctx context.Context, dbURL string, ids []string, out *result) erro
 	var llm, total float64
 	for rows.Next() {
 		var (
-			stream     string
+			stream       string
 			runMS, llmMS float64
-			steps      int
+			steps        int
 		)
 		if err := rows.Scan(&stream, &runMS, &llmMS, &steps); err != nil {
 			return err
