@@ -2,8 +2,6 @@ package commands
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -71,23 +69,6 @@ func (e *ConcurrentLimitError) Unwrap() error { return workflow.ErrConcurrentLim
 
 // ErrForeignWorkflow is a stored workflow of another organization.
 var ErrForeignWorkflow = errors.New("workflow belongs to another organization")
-
-// WebhookRegistered is the data of the event registering an org's webhook
-// URL with its sealed secret.
-type WebhookRegistered struct {
-	OrgID        string `json:"org_id"`
-	URL          string `json:"url"`
-	SealedSecret string `json:"sealed_secret"`
-}
-
-// EventWebhookRegistered starts a webhook registration stream.
-const EventWebhookRegistered = "WebhookRegistered"
-
-// WebhookStream is the registration stream of an org's webhook URL.
-func WebhookStream(orgID, url string) string {
-	sum := sha256.Sum256([]byte(url))
-	return "webhook-" + orgID + "-" + hex.EncodeToString(sum[:12])
-}
 
 // Sealer encrypts secrets stored in events.
 type Sealer interface {
@@ -205,31 +186,34 @@ func (h ExecuteWorkflowHandler) queue(ctx context.Context, tx pgx.Tx, cmd Execut
 		}
 	}
 
-	out := WorkflowQueued{Planned: planned, Queued: q}
+	add := func(stream string, expected int64, typ string, data any) error {
+		_, err := h.store.AppendTx(ctx, tx, stream, expected, eventstore.NewEvent{Type: typ, Data: data, Metadata: m})
+		return err
+	}
+	var out WorkflowQueued
 	if cmd.Delivery.Method == "webhook" {
-		stream := WebhookStream(cmd.OrgID, cmd.Delivery.WebhookURL)
+		stream := workflow.WebhookStream(cmd.OrgID, cmd.Delivery.WebhookURL)
 		q.Delivery.WebhookID = stream
-		if _, registered, err := h.store.Last(ctx, tx, stream); err != nil {
+		_, registered, err := h.store.Last(ctx, tx, stream)
+		if err != nil {
 			return WorkflowQueued{}, err
-		} else if !registered {
+		}
+		if !registered {
 			out.WebhookSecret = h.newSecret()
-			if _, err := h.store.AppendTx(ctx, tx, stream, eventstore.NewStream, eventstore.NewEvent{Type: EventWebhookRegistered,
-				Data: WebhookRegistered{OrgID: cmd.OrgID, URL: cmd.Delivery.WebhookURL, SealedSecret: h.sealer.Seal([]byte(out.WebhookSecret))}, Metadata: m}); err != nil {
+			reg := workflow.WebhookRegistered{OrgID: cmd.OrgID, URL: cmd.Delivery.WebhookURL, SealedSecret: h.sealer.Seal([]byte(out.WebhookSecret))}
+			if err := add(stream, eventstore.NewStream, workflow.EventWebhookRegistered, reg); err != nil {
 				return WorkflowQueued{}, err
 			}
 		}
-		out.Queued = q
 	}
-
-	appends := []pendingAppend{
-		{taskStream, taskVersion, eventstore.NewEvent{Type: workflow.EventTaskSubmitted, Data: workflow.Submitted{WorkflowID: planned.WorkflowID}, Metadata: m}},
-		{workflow.SlotsStream(cmd.OrgID), active.Version(), eventstore.NewEvent{Type: workflow.EventSlotTaken, Data: slot, Metadata: m}},
+	if err := add(taskStream, taskVersion, workflow.EventTaskSubmitted, workflow.Submitted{WorkflowID: planned.WorkflowID}); err != nil {
+		return WorkflowQueued{}, err
+	}
+	if err := add(workflow.SlotsStream(cmd.OrgID), active.Version(), workflow.EventSlotTaken, slot); err != nil {
+		return WorkflowQueued{}, err
 	}
 	if q.Free {
-		appends = append(appends, pendingAppend{workflow.FirstRunStream(cmd.OrgID), eventstore.NewStream, eventstore.NewEvent{Type: workflow.EventFirstRun, Data: slot, Metadata: m}})
-	}
-	for _, a := range appends {
-		if _, err := h.store.AppendTx(ctx, tx, a.stream, a.expected, a.event); err != nil {
+		if err := add(workflow.FirstRunStream(cmd.OrgID), eventstore.NewStream, workflow.EventFirstRun, slot); err != nil {
 			return WorkflowQueued{}, err
 		}
 	}
@@ -241,15 +225,8 @@ func (h ExecuteWorkflowHandler) queue(ctx context.Context, tx pgx.Tx, cmd Execut
 	if err != nil {
 		return WorkflowQueued{}, err
 	}
-	out.Position = pos
+	out.Planned, out.Queued, out.Position = planned, q, pos
 	return out, nil
-}
-
-// pendingAppend is one append of a command's transaction.
-type pendingAppend struct {
-	stream   string
-	expected int64
-	event    eventstore.NewEvent
 }
 
 // storedContext applies spec A's context persistence rules to a stored

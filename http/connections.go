@@ -3,10 +3,10 @@ package httpapi
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"sync"
 	"time"
 
+	"svc/adapters/outbound"
 	"svc/domain/planning"
 )
 
@@ -27,24 +27,15 @@ func (s *Server) checkConnections(ctx context.Context, conns []planning.Connecti
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cctx, cancel := context.WithTimeout(ctx, connectionCheck)
-			defer cancel()
-			req, err := http.NewRequestWithContext(cctx, http.MethodGet, c.ServerURL, nil)
-			if err != nil {
-				c.State, c.Detail = planning.ConnFailed, "invalid server_url"
-				return
-			}
-			resp, err := s.outbound.Do(req)
-			if err != nil {
+			code, err := outbound.Probe(ctx, s.outbound, c.ServerURL, connectionCheck)
+			switch {
+			case err != nil:
 				c.State, c.Detail = planning.ConnFailed, err.Error()
-				return
+			case code >= 400:
+				c.State, c.Detail = planning.ConnDegraded, fmt.Sprintf("HTTP %d", code)
+			default:
+				c.State = planning.ConnAvailable
 			}
-			resp.Body.Close()
-			if resp.StatusCode >= 400 {
-				c.State, c.Detail = planning.ConnDegraded, fmt.Sprintf("HTTP %d", resp.StatusCode)
-				return
-			}
-			c.State = planning.ConnAvailable
 		}()
 	}
 	wg.Wait()

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -113,7 +114,7 @@ func (s *Server) executeCommand(r *http.Request, body *executeBody) (commands.Ex
 	if body.Language != "" {
 		tag, err := language.Parse(body.Language)
 		if err != nil {
-			return cmd, nil, newError(http.StatusBadRequest, "invalid_language", "language "+quote(body.Language)+" is not a BCP 47 code.").
+			return cmd, nil, newError(http.StatusBadRequest, "invalid_language", "language "+strconv.Quote(body.Language)+" is not a BCP 47 code.").
 				withFix("Use a code such as en, de, pt-BR or zh-Hant.")
 		}
 		cmd.Language = tag.String()
@@ -139,7 +140,7 @@ func (s *Server) executeCommand(r *http.Request, body *executeBody) (commands.Ex
 	}
 	if body.WorkflowID != nil {
 		if !workflow.ValidID(*body.WorkflowID) {
-			return cmd, nil, newError(http.StatusNotFound, "not_found", "No workflow "+quote(*body.WorkflowID)+" in your organization.")
+			return cmd, nil, newError(http.StatusNotFound, "not_found", "No workflow "+strconv.Quote(*body.WorkflowID)+" in your organization.")
 		}
 		cmd.WorkflowID = *body.WorkflowID
 		return cmd, nil, nil
@@ -230,5 +231,3 @@ func truncateRunes(s string, n int) string {
 	}
 	return string([]rune(s)[:n])
 }
-
-func quote(s string) string { return `"` + s + `"` }

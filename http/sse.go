@@ -44,8 +44,6 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, id, marker strin
 	)
 	defer beat.Stop()
 	defer poll.Stop()
-	signal, stop := s.store.Subscribe()
-	defer stop()
 	write := func(e sseEvent) error {
 		data, _ := json.Marshal(e.data)
 		if e.marker != "" {
@@ -98,8 +96,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, id, marker strin
 			return nil
 		case <-s.closing:
 			return nil
-		case <-signal:
-		case <-poll.C:
+		case <-poll.C: // not woken by appends: those of every workflow would wake every stream
 		case <-beat.C:
 			status, step := "queued", 0
 			if wf != nil {

@@ -23,7 +23,7 @@ func (Workflows) Name() string { return "workflows" }
 // SchemaVersion implements Versioned.
 func (Workflows) SchemaVersion() int { return 2 }
 
-// activeStatuses are the statuses a worker still has to move.
+// runnableStatuses are the statuses a worker still has to move.
 const runnableStatuses = `('queued', 'executing', 'quality_review')`
 
 // Tables implements Projection.

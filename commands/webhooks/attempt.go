@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"svc/adapters/webhook"
-	"svc/commands"
+	"svc/domain/workflow"
 	"svc/eventstore"
 )
 
@@ -134,11 +134,11 @@ func (d *Dispatcher) secret(ctx context.Context, s Scheduled) (string, error) {
 		return "", err
 	}
 	var (
-		reg   commands.WebhookRegistered
+		reg   workflow.WebhookRegistered
 		found bool
 	)
 	for _, e := range events {
-		if e.Type != commands.EventWebhookRegistered {
+		if e.Type != workflow.EventWebhookRegistered {
 			continue
 		}
 		if err := e.Decode(&reg); err != nil {

@@ -21,7 +21,6 @@ import (
 	"svc/adapters/outbound"
 	"svc/adapters/secrets"
 	"svc/adapters/webhook"
-	"svc/commands"
 	"svc/commands/webhooks"
 	"svc/domain/workflow"
 	"svc/eventstore"
@@ -208,11 +207,11 @@ func newFlow(t *testing.T, box *secrets.Box, method, url string) *flow {
 	delivery := workflow.Delivery{Method: method}
 	if method == "webhook" {
 		delivery.WebhookURL = url
-		delivery.WebhookID = commands.WebhookStream(f.org, url)
+		delivery.WebhookID = workflow.WebhookStream(f.org, url)
 		f.secret = webhook.NewSecret()
-		reg := commands.WebhookRegistered{OrgID: f.org, URL: url, SealedSecret: box.Seal([]byte(f.secret))}
+		reg := workflow.WebhookRegistered{OrgID: f.org, URL: url, SealedSecret: box.Seal([]byte(f.secret))}
 		if _, err := store.Append(ctx, delivery.WebhookID, eventstore.NewStream,
-			eventstore.NewEvent{Type: commands.EventWebhookRegistered, Data: reg, Metadata: eventstore.Metadata{OrgID: f.org}}); err != nil {
+			eventstore.NewEvent{Type: workflow.EventWebhookRegistered, Data: reg, Metadata: eventstore.Metadata{OrgID: f.org}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/ThreeDotsLabs/watermill/message"
 
-	"svc/commands"
 	"svc/domain/workflow"
 	"svc/eventstore"
 )
@@ -107,7 +106,7 @@ func (d *Dispatcher) schedule(ctx context.Context, stream string, version int64,
 	}
 	webhookID := q.Delivery.WebhookID
 	if webhookID == "" {
-		webhookID = commands.WebhookStream(wf.OrgID(), q.Delivery.WebhookURL)
+		webhookID = workflow.WebhookStream(wf.OrgID(), q.Delivery.WebhookURL)
 	}
 	id := DeliveryID(eventID, webhookID)
 	body, err := buildPayload(typ, id, wf, src)

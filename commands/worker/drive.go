@@ -22,6 +22,8 @@ type run struct {
 	// appended are the events of the transaction in progress, folded
 	// into wf once it commits (no read back).
 	appended []eventstore.NewEvent
+	// probed is set once the plan's context connections were checked.
+	probed bool
 }
 
 // errLost stops a run whose stream moved under it (another worker).

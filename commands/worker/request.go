@@ -3,10 +3,10 @@ package worker
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"time"
 
 	"svc/adapters/llm"
+	"svc/adapters/outbound"
 	"svc/domain/catalog"
 	"svc/domain/workflow"
 	"svc/eventstore"
@@ -72,25 +72,17 @@ func (r *run) review(ctx context.Context) error {
 }
 
 // probe checks that the plan's context connections answer; it returns one
-// blocking issue per connection that does not.
+// blocking issue per connection that does not (no answer, or a 5xx).
 func (r *run) probe(ctx context.Context) []string {
 	var issues []string
 	for _, c := range r.wf.Planned().Connections {
 		if c.ServerURL == "" {
 			continue
 		}
-		pctx, cancel := context.WithTimeout(ctx, r.w.cfg.ProbeTimeout)
-		req, err := http.NewRequestWithContext(pctx, http.MethodGet, c.ServerURL, nil)
-		if err == nil {
-			var resp *http.Response
-			if resp, err = r.w.outbound.Do(req); err == nil {
-				resp.Body.Close()
-				if resp.StatusCode >= 500 {
-					err = fmt.Errorf("HTTP %d", resp.StatusCode)
-				}
-			}
+		code, err := outbound.Probe(ctx, r.w.outbound, c.ServerURL, r.w.cfg.ProbeTimeout)
+		if err == nil && code >= 500 {
+			err = fmt.Errorf("HTTP %d", code)
 		}
-		cancel()
 		if err != nil && ctx.Err() == nil {
 			issues = append(issues, fmt.Sprintf("Connection %s (%s) failed to respond: %v", c.Name, c.ServerURL, err))
 		}

@@ -30,7 +30,8 @@ func (r *run) step(ctx context.Context, next workflow.Next) error {
 		return r.append(ctx, nil, eventstore.NewEvent{Type: workflow.EventStepIncomplete, Data: workflow.StepIncomplete{
 			Step: step.Step, Name: step.Name, Reason: workflow.ReasonBudgetExhausted, Salvaged: true, Deliverable: r.wf.Salvage()}})
 	}
-	if step.NeedsContext {
+	if step.NeedsContext && !r.probed {
+		r.probed = true // once per run: later steps read the same servers
 		if issues := r.probe(ctx); len(issues) > 0 {
 			return r.halt(ctx, step.Step, "connection_failure", issues)
 		}

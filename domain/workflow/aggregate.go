@@ -198,9 +198,6 @@ func (w *Workflow) Free() bool { return w.queued != nil && w.queued.Free }
 // CreditsLive is the per-step credits charged so far.
 func (w *Workflow) CreditsLive() int { return w.live }
 
-// TerminalAttempts is the number of failed attempts at the terminal step.
-func (w *Workflow) TerminalAttempts() int { return w.attempts }
-
 // HasProgress reports whether any step has a result.
 func (w *Workflow) HasProgress() bool {
 	for _, s := range w.steps {
