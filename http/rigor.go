@@ -3,7 +3,6 @@ package httpapi
 import (
 	"errors"
 	"net/http"
-	"strings"
 
 	"svc/adapters/llm"
 	"svc/commands"
@@ -95,7 +94,7 @@ func (s *Server) enhance(w http.ResponseWriter, r *http.Request) error {
 			return errEnhanceCredits(bal.Balance)
 		}
 		resp, err := s.llm.Complete(r.Context(), llm.Request{Kind: llm.KindEnhance, Tier: 2, Description: *body.TaskDescription,
-			TaskType: body.TaskType, Guidance: strings.Join(res.Suggestions, "\n")})
+			TaskType: body.TaskType})
 		if err != nil {
 			return &wrapped{newError(http.StatusInternalServerError, "enhance_error", "The description could not be enhanced; nothing was charged.").
 				withFix("Retry, or use the free deterministic tier."), err}

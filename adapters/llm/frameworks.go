@@ -2,6 +2,9 @@ package llm
 
 import (
 	"strings"
+
+	"svc/domain/catalog"
+	"svc/domain/planning"
 )
 
 // frameworkSpec is what the writer knows of a framework.
@@ -12,10 +15,22 @@ type frameworkSpec struct {
 	Sections []string // the headings a step of it writes
 }
 
+// frameworkTable gives every framework of the catalogue its domain, kind,
+// purpose and the section headings a step of it writes, read from the
+// catalogue itself so the two cannot drift.
+var frameworkTable = func() map[string]frameworkSpec {
+	fws := catalog.Default().Frameworks()
+	m := make(map[string]frameworkSpec, len(fws))
+	for _, f := range fws {
+		m[f.Name] = frameworkSpec{Domain: f.Domain, Kind: f.Kind, Purpose: f.Description, Sections: f.Sections}
+	}
+	return m
+}()
+
 // Names of the steps the planner adds itself.
 const (
-	reviewStepName    = "Multi-Perspective Review"
-	synthesisStepName = "Synthesis"
+	reviewStepName    = planning.ReviewName
+	synthesisStepName = planning.SynthesisName
 )
 
 // frameworkAliases maps common short or alternative names (folded) to the
@@ -115,13 +130,15 @@ func knownFramework(name string) (frameworkSpec, bool) {
 		return spec, true
 	}
 	folded := foldName(name)
-	if canonical, ok := frameworkAliases[folded]; ok {
-		return frameworkTable[canonical], true
+	canonical, ok := frameworkAliases[folded]
+	if !ok {
+		canonical, ok = foldedTable[folded]
 	}
-	if canonical, ok := foldedTable[folded]; ok {
-		return frameworkTable[canonical], true
+	if !ok {
+		return frameworkSpec{}, false
 	}
-	return frameworkSpec{}, false
+	spec, ok := frameworkTable[canonical] // false for an alias of a framework the catalogue dropped
+	return spec, ok
 }
 
 // foldedTable maps folded display names to display names.
@@ -135,9 +152,10 @@ var foldedTable = func() map[string]string {
 
 // foldName lower-cases name, drops apostrophes and turns hyphens into spaces.
 func foldName(name string) string {
-	r := strings.NewReplacer("'", "", "’", "", "-", " ", "_", " ")
-	return strings.Join(strings.Fields(strings.ToLower(r.Replace(name))), " ")
+	return strings.Join(strings.Fields(strings.ToLower(folder.Replace(name))), " ")
 }
+
+var folder = strings.NewReplacer("'", "", "’", "", "-", " ", "_", " ")
 
 // stripQualifier removes a trailing "(...)" qualifier from name.
 func stripQualifier(name string) string {

@@ -125,7 +125,36 @@ func headingClass(heading string) string {
 	return ""
 }
 
-// fill replaces the placeholders of tpl.
+// fill replaces the placeholders {H}, {S}, {L}, {F} and {P} of tpl in one
+// pass (text put in is never read again for placeholders). It runs for
+// every line the offline writer writes, so it builds no strings.Replacer.
 func fill(tpl, heading, subject, label, framework, phrase string) string {
-	return strings.NewReplacer("{H}", heading, "{S}", subject, "{L}", label, "{F}", framework, "{P}", phrase).Replace(tpl)
+	var b strings.Builder
+	b.Grow(len(tpl) + len(subject) + len(heading))
+	for i := 0; i < len(tpl); i++ {
+		if tpl[i] == '{' && i+2 < len(tpl) && tpl[i+2] == '}' {
+			v, ok := "", true
+			switch tpl[i+1] {
+			case 'H':
+				v = heading
+			case 'S':
+				v = subject
+			case 'L':
+				v = label
+			case 'F':
+				v = framework
+			case 'P':
+				v = phrase
+			default:
+				ok = false
+			}
+			if ok {
+				b.WriteString(v)
+				i += 2
+				continue
+			}
+		}
+		b.WriteByte(tpl[i])
+	}
+	return b.String()
 }

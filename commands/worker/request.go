@@ -66,7 +66,7 @@ func (r *run) review(ctx context.Context) error {
 	}
 	if err != nil {
 		r.w.log.Warn("quality review failed", "workflow_id", r.wf.ID(), "error", err)
-		rev = workflow.Reviewed{Summary: "The independent review could not run (" + err.Error() + "); the deliverable is unscored."}
+		rev = workflow.Reviewed{Summary: "The independent review could not run (" + failure(err) + "); the deliverable is unscored."}
 	}
 	return r.append(ctx, nil, eventstore.NewEvent{Type: workflow.EventReviewed, Data: rev})
 }

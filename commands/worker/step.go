@@ -68,7 +68,7 @@ func (r *run) failed(ctx context.Context, step workflow.PlannedStep, next workfl
 		strategy := []string{workflow.StrategyCompressed, workflow.StrategyChunked, workflow.StrategySalvage}[min(next.Attempt, 3)-1]
 		return r.append(ctx, nil, eventstore.NewEvent{Type: workflow.EventTerminalRetrying, Data: workflow.TerminalRetrying{
 			StepIndex: step.Step - 1, StepName: step.Name, Attempt: attempt, MaxAttempts: workflow.TerminalMaxAttempts, Strategy: strategy,
-			Message: fmt.Sprintf("%s could not finish (%v); attempt %d of %d uses the %s strategy.", step.Name, cause(err), attempt, workflow.TerminalMaxAttempts, strategy)}})
+			Message: fmt.Sprintf("%s could not finish (%s); attempt %d of %d uses the %s strategy.", step.Name, failure(err), attempt, workflow.TerminalMaxAttempts, strategy)}})
 	case errors.Is(err, llm.ErrTimeout) && next.Strategy == "":
 		// a content step over its time budget: try it in parts
 		res, cerr := r.chunked(ctx, step, next.Attempt+1)
@@ -95,13 +95,9 @@ func (r *run) failed(ctx context.Context, step workflow.PlannedStep, next workfl
 
 // lost records a required research step lost: the run goes on without it.
 func (r *run) lost(ctx context.Context, step workflow.PlannedStep, err error) error {
-	why := "every LLM provider failed"
-	if errors.Is(err, llm.ErrTimeout) {
-		why = "it ran out of its time budget, also in parts"
-	}
 	return r.append(ctx, nil, eventstore.NewEvent{Type: workflow.EventStepIncomplete, Data: workflow.StepIncomplete{
 		Step: step.Step, Name: step.Name, Error: cause(err),
-		Reason: fmt.Sprintf("The required research step %s was lost (%s); the later steps ran without its findings.", step.Name, why)}})
+		Reason: fmt.Sprintf("The required research step %s was lost (%s); the later steps ran without its findings.", step.Name, failure(err))}})
 }
 
 // complete records a step's result and charges it, in one transaction. A
@@ -198,7 +194,17 @@ func sections(in []llm.Section) []workflow.Section {
 	return out
 }
 
-// cause is an error's message, for events and reasons.
+// failure says what went wrong with a call in words fit for the customer:
+// never the providers' hosts, status codes or answers (those stay in the
+// event's error fields and the log).
+func failure(err error) string {
+	if errors.Is(err, llm.ErrTimeout) {
+		return "it ran out of its time budget"
+	}
+	return "every LLM provider failed"
+}
+
+// cause is an error's message, for events' error fields and the log.
 func cause(err error) string {
 	if err == nil {
 		return ""
