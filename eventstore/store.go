@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"sync"
 	"time"
@@ -222,7 +223,13 @@ func (s *Store) LoadFrom(ctx context.Context, db DB, stream string, from int64) 
 // ReadStream returns the events of stream from version from on, read
 // through db (a pool, a connection or a transaction).
 func ReadStream(ctx context.Context, db DB, stream string, from int64) ([]Event, error) {
-	rows, err := db.Query(ctx, "SELECT "+eventColumns+" FROM events WHERE stream_id = $1 AND version >= $2 ORDER BY version", stream, from)
+	return ReadRange(ctx, db, stream, from, math.MaxInt64)
+}
+
+// ReadRange returns the events of stream with versions from..to
+// (inclusive), read through db.
+func ReadRange(ctx context.Context, db DB, stream string, from, to int64) ([]Event, error) {
+	rows, err := db.Query(ctx, "SELECT "+eventColumns+" FROM events WHERE stream_id = $1 AND version BETWEEN $2 AND $3 ORDER BY version", stream, from, to)
 	if err != nil {
 		return nil, fmt.Errorf("eventstore: load %s: %w", stream, err)
 	}

@@ -54,6 +54,10 @@ func (e *apiError) withRetryAfter(secs int) *apiError {
 	return e.withFlat("retry_after", secs)
 }
 
+func errWorkflowNotFound(id string) *apiError {
+	return newError(http.StatusNotFound, "not_found", "No workflow "+strconv.Quote(id)+" in your organization.")
+}
+
 func errMissingField(field string) *apiError {
 	return newError(http.StatusBadRequest, "missing_field", "Field "+field+" is required.").withDetail("field", field)
 }

@@ -140,7 +140,7 @@ func (s *Server) executeCommand(r *http.Request, body *executeBody) (commands.Ex
 	}
 	if body.WorkflowID != nil {
 		if !workflow.ValidID(*body.WorkflowID) {
-			return cmd, nil, newError(http.StatusNotFound, "not_found", "No workflow "+strconv.Quote(*body.WorkflowID)+" in your organization.")
+			return cmd, nil, errWorkflowNotFound(*body.WorkflowID)
 		}
 		cmd.WorkflowID = *body.WorkflowID
 		return cmd, nil, nil

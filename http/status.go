@@ -20,7 +20,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 		// the event stream of a workflow, for clients that reconnect with
 		// GET (EventSource) rather than by resending execute
 		if _, err := s.loadWorkflow(r.Context(), p.OrgID, id); err != nil {
-			return newError(http.StatusNotFound, "not_found", "No workflow "+id+" in your organization.")
+			return errWorkflowNotFound(id)
 		}
 		lastID, marker, _ := strings.Cut(r.Header.Get("Last-Event-ID"), ":")
 		if lastID != id { // an id of another workflow is unknown here: replay everything
@@ -30,7 +30,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 	}
 	v, err := s.workflowView(r.Context(), p.OrgID, id)
 	if errors.Is(err, workflow.ErrNotFound) {
-		return newError(http.StatusNotFound, "not_found", "No workflow "+id+" in your organization.")
+		return errWorkflowNotFound(id)
 	}
 	if err != nil {
 		return err

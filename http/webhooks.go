@@ -18,12 +18,8 @@ func (s *Server) webhookDeliveries(w http.ResponseWriter, r *http.Request) error
 		return errMissingField("workflow_id")
 	}
 	p, _ := principalOf(r.Context())
-	notFound := newError(http.StatusNotFound, "not_found", "No workflow "+id+" in your organization.")
-	if !workflow.ValidID(id) {
-		return notFound
-	}
-	if _, err := s.loadWorkflow(r.Context(), p.OrgID, id); errors.Is(err, workflow.ErrNotFound) {
-		return notFound
+	if _, err := s.workflowView(r.Context(), p.OrgID, id); errors.Is(err, workflow.ErrNotFound) {
+		return errWorkflowNotFound(id)
 	} else if err != nil {
 		return err
 	}

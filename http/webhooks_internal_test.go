@@ -31,7 +31,7 @@ func TestWebhookDeliveriesHandler(t *testing.T) {
 	defer pool.Close()
 	st := eventstore.New(pool)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	runner := projections.NewRunner(st, quiet, []projections.Projection{projections.WebhookDeliveries{}})
+	runner := projections.NewRunner(st, quiet, []projections.Projection{projections.Workflows{}, projections.WebhookDeliveries{}})
 	if err := runner.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -40,9 +40,6 @@ func ptr[T any](v T) *T { return &v }
 func TestWebhookDeliveriesModel(t *testing.T) {
 	db.Reset(t)
 	ctx := context.Background()
-	if _, err := db.Pool.Exec(ctx, `TRUNCATE delivery_leases`); err != nil {
-		t.Fatal(err)
-	}
 	ps := []projections.Projection{projections.WebhookDeliveries{}}
 	r := newRunner(t, ps)
 	org, other, wf, otherWF := uuid.NewString(), uuid.NewString(), workflow.NewID(), workflow.NewID()

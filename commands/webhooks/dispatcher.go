@@ -106,6 +106,10 @@ type Dispatcher struct {
 	mu      sync.Mutex
 	running map[string]bool
 	wg      sync.WaitGroup
+
+	// methods remembers, per workflow stream, whether it wants webhooks.
+	methodsMu sync.Mutex
+	methods   map[string]bool
 }
 
 // New returns a dispatcher appending to store, sending with sender and
@@ -116,11 +120,8 @@ func New(store *eventstore.Store, sender *webhook.Sender, box *secrets.Box, cfg 
 	}
 	cfg.defaults()
 	return &Dispatcher{store: store, sender: sender, box: box, cfg: cfg, log: log.With("dispatcher", cfg.ID),
-		now: time.Now, kick: make(chan string, 1024), running: map[string]bool{}}
+		now: time.Now, kick: make(chan string, 1024), running: map[string]bool{}, methods: map[string]bool{}}
 }
-
-// ID is the dispatcher's lease owner name.
-func (d *Dispatcher) ID() string { return d.cfg.ID }
 
 // Run subscribes to the events topic and sends due deliveries until ctx
 // ends; then it stops taking messages, lets attempts in flight finish

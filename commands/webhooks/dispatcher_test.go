@@ -28,6 +28,12 @@ func TestDeliversEveryEventOnceSigned(t *testing.T) {
 	box := newBox(t)
 	rc := newReceiver(t, nil)
 
+	// the polling workflow first: the dispatcher handles the log in order,
+	// so by the time the webhook workflows are delivered it has passed it
+	polling := newFlow(t, box, "polling", "")
+	polling.step1()
+	polling.complete()
+
 	full := newFlow(t, box, "webhook", rc.url())
 	full.step1()
 	full.complete()
@@ -44,10 +50,6 @@ func TestDeliversEveryEventOnceSigned(t *testing.T) {
 	failed.step1()
 	failed.append(eventstore.NewEvent{Type: workflow.EventFailed, Data: workflow.Failed{Code: "provider_exhausted", Error: "Every provider failed.", Step: 2, Refunded: 100}})
 
-	polling := newFlow(t, box, "polling", "")
-	polling.step1()
-	polling.complete()
-
 	startDispatcher(t, rc, box, webhooks.Config{})
 
 	fullRows := waitRows(t, full, 3)
@@ -56,6 +58,10 @@ func TestDeliversEveryEventOnceSigned(t *testing.T) {
 	time.Sleep(300 * time.Millisecond) // room for a duplicate to show up
 	if rows, err := projections.Deliveries(context.Background(), db.Pool, polling.org, polling.id); err != nil || len(rows) != 0 {
 		t.Fatalf("polling workflow has deliveries %+v, %v", rows, err)
+	}
+	var scheduled int
+	if err := db.Pool.QueryRow(context.Background(), "SELECT count(DISTINCT stream_id) FROM events WHERE type = $1", webhooks.EventDeliveryScheduled).Scan(&scheduled); err != nil || scheduled != 7 {
+		t.Fatalf("%d deliveries scheduled in the log (%v), want 7: none for the polling workflow", scheduled, err)
 	}
 
 	got := rc.requests()

@@ -54,9 +54,6 @@ func logger() *slog.Logger {
 func fresh(t *testing.T) {
 	t.Helper()
 	db.Reset(t)
-	if _, err := db.Pool.Exec(context.Background(), `TRUNCATE watermill_offsets_events, delivery_leases`); err != nil {
-		t.Fatal(err)
-	}
 	r := projections.NewRunner(store, quiet, []projections.Projection{projections.WebhookDeliveries{}}, projections.WithPoll(20*time.Millisecond))
 	if err := r.Setup(context.Background()); err != nil {
 		t.Fatal(err)

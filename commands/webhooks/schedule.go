@@ -72,13 +72,57 @@ func (d *Dispatcher) Handle(msg *message.Message) error {
 	return nil
 }
 
+// wantsWebhook reports whether the workflow of stream was queued for
+// webhook delivery. It reads only the stream's first two events (planned,
+// queued) and remembers the answer, since a delivery method never changes:
+// most workflows poll or stream, and their step events must cost the
+// handler, which holds back every reader while it runs, next to nothing.
+func (d *Dispatcher) wantsWebhook(ctx context.Context, stream string) (bool, error) {
+	d.methodsMu.Lock()
+	want, known := d.methods[stream]
+	d.methodsMu.Unlock()
+	if known {
+		return want, nil
+	}
+	head, err := eventstore.ReadRange(ctx, d.store.Pool(), stream, 0, 1)
+	if err != nil {
+		return false, err
+	}
+	wf, err := workflow.Load(head)
+	if errors.Is(err, workflow.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("%w: %w", errSkip, err)
+	}
+	q := wf.Queued()
+	if q == nil { // not queued yet: nothing of it is delivered
+		return false, nil
+	}
+	want = q.Delivery.Method == "webhook" && q.Delivery.WebhookURL != ""
+	d.methodsMu.Lock()
+	if len(d.methods) >= maxMethods {
+		clear(d.methods)
+	}
+	d.methods[stream] = want
+	d.methodsMu.Unlock()
+	return want, nil
+}
+
+// maxMethods bounds the memory of wantsWebhook.
+const maxMethods = 100_000
+
 // errSkip marks events that can never be scheduled (unreadable data).
 var errSkip = errors.New("unreadable workflow event")
 
 // schedule appends the delivery of the event at version of stream, if its
 // workflow wants webhooks. A zero Scheduled and nil mean nothing to do.
 func (d *Dispatcher) schedule(ctx context.Context, stream string, version int64, eventID string) (Scheduled, error) {
-	events, err := d.store.LoadFrom(ctx, d.store.Pool(), stream, 0)
+	if want, err := d.wantsWebhook(ctx, stream); err != nil || !want {
+		return Scheduled{}, err
+	}
+	// the workflow as it stood at the event: no later event is read
+	events, err := eventstore.ReadRange(ctx, d.store.Pool(), stream, 0, version)
 	if err != nil {
 		return Scheduled{}, err
 	}
@@ -94,9 +138,6 @@ func (d *Dispatcher) schedule(ctx context.Context, stream string, version int64,
 		return Scheduled{}, fmt.Errorf("%w: %w", errSkip, err)
 	}
 	q := wf.Queued()
-	if q == nil || q.Delivery.Method != "webhook" || q.Delivery.WebhookURL == "" {
-		return Scheduled{}, nil
-	}
 	typ, ok, err := webhookType(src)
 	if err != nil {
 		return Scheduled{}, fmt.Errorf("%w: %w", errSkip, err)
@@ -105,9 +146,6 @@ func (d *Dispatcher) schedule(ctx context.Context, stream string, version int64,
 		return Scheduled{}, nil
 	}
 	webhookID := q.Delivery.WebhookID
-	if webhookID == "" {
-		webhookID = workflow.WebhookStream(wf.OrgID(), q.Delivery.WebhookURL)
-	}
 	id := DeliveryID(eventID, webhookID)
 	body, err := buildPayload(typ, id, wf, src)
 	if err != nil {
