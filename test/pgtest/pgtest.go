@@ -91,8 +91,8 @@ func Main(m *testing.M, name string, setup func(*DB)) {
 }
 
 // Reset empties the event store, every read model, the consumer offsets
-// and the leases, for tests that need a
-// clean log. Projection tables (rm_*) and their views are dropped.
+// and the leases, for tests that need a clean log. Projection tables (rm_*)
+// and their views are dropped.
 func (d *DB) Reset(t testing.TB) {
 	t.Helper()
 	ctx := context.Background()
