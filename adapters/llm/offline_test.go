@@ -300,7 +300,7 @@ func TestOfflineEnhanceAndLanguage(t *testing.T) {
 	}
 	r.Language = "de-DE"
 	if text := complete(t, r).Text; !strings.HasPrefix(text, "(Written in English; requested language: de-DE)\n") {
-		t.Errorf("German request: %q", text[:60])
+		t.Errorf("German request: %q", text[:min(60, len(text))])
 	}
 	s := task(KindStep, "SWOT Analysis")
 	s.Language = "fr"

@@ -73,7 +73,7 @@ type Server struct {
 	calls       []Call
 	byKind      map[string]int
 	byFramework map[string]int
-	byMarkers   []string // markers text of every call, for Calls
+	byMarkers   map[string]int // calls per markers text, for Calls (bounded by the distinct markers, not the calls)
 	reviewScore int
 
 	url   string
@@ -82,7 +82,7 @@ type Server struct {
 
 // newServer returns a server that is not listening.
 func newServer() *Server {
-	return &Server{byKind: map[string]int{}, byFramework: map[string]int{}, reviewScore: DefaultReviewScore}
+	return &Server{byKind: map[string]int{}, byFramework: map[string]int{}, byMarkers: map[string]int{}, reviewScore: DefaultReviewScore}
 }
 
 // New starts a fake API on a loopback port.
@@ -144,7 +144,7 @@ func (s *Server) ClearRules() {
 func (s *Server) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.rules, s.calls, s.byMarkers = nil, nil, nil
+	s.rules, s.calls, s.byMarkers = nil, nil, map[string]int{}
 	s.byKind, s.byFramework = map[string]int{}, map[string]int{}
 }
 
@@ -161,9 +161,9 @@ func (s *Server) Calls(match string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0
-	for _, m := range s.byMarkers {
+	for m, k := range s.byMarkers {
 		if strings.Contains(m, match) {
-			n++
+			n += k
 		}
 	}
 	return n
@@ -226,7 +226,7 @@ func (s *Server) record(c Call, markers string) Rule {
 	if c.Framework != "" {
 		s.byFramework[c.Framework]++
 	}
-	s.byMarkers = append(s.byMarkers, markers)
+	s.byMarkers[markers]++
 	s.calls = append(s.calls, c)
 	if len(s.calls) > maxKept {
 		s.calls = s.calls[len(s.calls)-maxKept:]

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
@@ -159,7 +160,7 @@ func TestStandaloneAdmin(t *testing.T) {
 			Embedding []float64 `json:"embedding"`
 		} `json:"data"`
 	}
-	if err := json.NewDecoder(er.Body).Decode(&emb); err != nil || len(emb.Data) != 2 || len(emb.Data[0].Embedding) != 64 || emb.Data[0].Embedding[0] != emb.Data[1].Embedding[0] {
+	if err := json.NewDecoder(er.Body).Decode(&emb); err != nil || len(emb.Data) != 2 || len(emb.Data[0].Embedding) != 64 || !slices.Equal(emb.Data[0].Embedding, emb.Data[1].Embedding) {
 		t.Fatalf("embeddings %v", err)
 	}
 }
