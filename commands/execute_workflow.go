@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,6 +26,12 @@ type ExecuteWorkflow struct {
 	AgentID  string
 	Language string
 	Delivery workflow.Delivery
+	// PriorWorkflowID chains the workflow off a terminal one (chain.go);
+	// ContextFields names what it inherits (nil: the default fields).
+	PriorWorkflowID string
+	ContextFields   []string
+	// Mode is full (default) or interactive.
+	Mode string
 }
 
 // WorkflowQueued is the outcome of ExecuteWorkflow.
@@ -141,7 +148,11 @@ func (h ExecuteWorkflowHandler) queue(ctx context.Context, tx pgx.Tx, cmd Execut
 		extra, warnings = storedContext(planned, cmd.Context)
 	}
 	q := workflow.Queued{WorkflowID: planned.WorkflowID, OrgID: cmd.OrgID, KeyID: cmd.KeyID, AgentID: cmd.AgentID, Tier: cmd.Tier,
-		Mode: "full", Language: cmd.Language, Delivery: cmd.Delivery, Estimated: planned.Credits, Context: extra, Warnings: warnings}
+		Mode: cmp.Or(cmd.Mode, workflow.ModeFull), Language: cmd.Language, Delivery: cmd.Delivery, Estimated: planned.Credits, Context: extra, Warnings: warnings}
+	if err := h.chain(ctx, tx, cmd, planned, &q); err != nil {
+		return WorkflowQueued{}, err
+	}
+	q.Execution, q.ExecutionFallback = workflow.DecideExecution(planned, q)
 
 	// duplicate task within the window
 	taskStream := workflow.TaskStream(cmd.OrgID, planned.Description)

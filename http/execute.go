@@ -73,6 +73,10 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request) error {
 	if cmd.Delivery.Method == "sse" {
 		return s.stream(w, r, id, "")
 	}
+	if cmd.Mode == workflow.ModeInteractive {
+		writeJSON(w, http.StatusOK, interactiveStarted(res))
+		return nil
+	}
 	var plan any = res.Planned.Plan
 	if fresh != nil {
 		plan = fresh
@@ -103,13 +107,20 @@ func (s *Server) executeCommand(r *http.Request, body *executeBody) (commands.Ex
 	cmd := commands.ExecuteWorkflow{OrgID: p.OrgID, KeyID: p.KeyID, Tier: string(p.Tier), Delivery: workflow.Delivery{Method: "sse"}}
 	switch body.Mode {
 	case "", "full":
-	case "interactive":
-		return cmd, nil, errInvalidField("mode", "interactive mode is not available on this server yet; use full")
+	case workflow.ModeInteractive:
+		if !p.Tier.IsPaid() {
+			return cmd, nil, newError(http.StatusForbidden, "tier_required", "Interactive mode needs the Pro tier or above.").
+				withFix("Upgrade the organization's tier, or execute with mode full.").withDetail("required_tier", "pro")
+		}
+		cmd.Mode = workflow.ModeInteractive
 	default:
 		return cmd, nil, errInvalidField("mode", "must be full or interactive")
 	}
-	if body.PriorWorkflowID != "" || len(body.ContextFields) > 0 || len(body.WorkflowIDs) > 0 {
-		return cmd, nil, errInvalidField("prior_workflow_id", "chaining (prior_workflow_id, context_fields) and workflow_ids are not available on this server yet")
+	if len(body.WorkflowIDs) > 0 {
+		return cmd, nil, errInvalidField("workflow_ids", "workflow_ids is not available on this server yet")
+	}
+	if err := chainFields(body, &cmd); err != nil {
+		return cmd, nil, err
 	}
 	if body.Language != "" {
 		tag, err := language.Parse(body.Language)
@@ -133,6 +144,10 @@ func (s *Server) executeCommand(r *http.Request, body *executeBody) (commands.Ex
 		default:
 			return cmd, nil, errInvalidField("delivery.method", "must be sse, polling or webhook")
 		}
+	}
+	if cmd.Mode == workflow.ModeInteractive {
+		// driven by POST /step and read by polling: no stream, no webhook
+		cmd.Delivery = workflow.Delivery{Method: workflow.ModeInteractive}
 	}
 	cmd.AgentID = truncateRunes(body.AgentID, agentIDMax)
 	if body.Context != nil && body.Context.AdditionalContext != nil {
@@ -195,6 +210,9 @@ func executeError(err error) error {
 		limit   *commands.ConcurrentLimitError
 		credits *commands.InsufficientCreditsError
 	)
+	if e := chainError(err); e != nil {
+		return e
+	}
 	switch {
 	case errors.Is(err, workflow.ErrNotFound):
 		return newError(http.StatusNotFound, "not_found", "No such workflow in your organization.")

@@ -44,6 +44,9 @@ type Config struct {
 	SSEHeartbeat, SSETimeout, SSEPoll time.Duration
 	// PlanTimeout is spec A's plan time budget (default 25 s).
 	PlanTimeout time.Duration
+	// InteractiveIdle is how long an interactive session may sit idle
+	// before a step call times it out (default spec A's 30 minutes).
+	InteractiveIdle time.Duration
 }
 
 // Kicker is told when a workflow was queued, so a worker of this process
@@ -99,6 +102,10 @@ type Server struct {
 	chargeCredits   commands.Handler[commands.ChargeCredits, commands.CreditsCharged]
 	executeWorkflow commands.Handler[commands.ExecuteWorkflow, commands.WorkflowQueued]
 	planPreparer    commands.PlanWorkflowHandler
+	stepWorkflow    commands.Handler[commands.StepWorkflow, commands.WorkflowStepped]
+	approveWorkflow commands.Handler[commands.ApproveWorkflow, commands.WorkflowDecided]
+	resumeWorkflow  commands.Handler[commands.ResumeWorkflow, commands.WorkflowResumed]
+	cancelWorkflows commands.Handler[commands.CancelWorkflows, commands.WorkflowsCancelled]
 }
 
 // New returns a server over deps.
@@ -159,6 +166,14 @@ func New(cfg Config, d Deps) *Server {
 		executeWorkflow: commands.WithLogging[commands.ExecuteWorkflow, commands.WorkflowQueued](
 			commands.NewExecuteWorkflowHandler(d.Store, d.Sealer, webhook.NewSecret), d.Log),
 		planPreparer: commands.NewPlanWorkflowHandler(d.Store, d.Planner),
+		stepWorkflow: commands.WithLogging[commands.StepWorkflow, commands.WorkflowStepped](
+			commands.NewStepWorkflowHandler(d.Store, cfg.InteractiveIdle), d.Log),
+		approveWorkflow: commands.WithLogging[commands.ApproveWorkflow, commands.WorkflowDecided](
+			commands.NewApproveWorkflowHandler(d.Store), d.Log),
+		resumeWorkflow: commands.WithLogging[commands.ResumeWorkflow, commands.WorkflowResumed](
+			commands.NewResumeWorkflowHandler(d.Store), d.Log),
+		cancelWorkflows: commands.WithLogging[commands.CancelWorkflows, commands.WorkflowsCancelled](
+			commands.NewCancelWorkflowsHandler(d.Store), d.Log),
 	}
 	s.routes()
 	return s
@@ -166,14 +181,21 @@ func New(cfg Config, d Deps) *Server {
 
 func (s *Server) routes() {
 	r := mux.NewRouter()
-	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.writeError(w, r, newError(http.StatusNotFound, "not_found", "No such endpoint: "+r.Method+" "+r.URL.Path))
-	})
-	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		allowed := s.allowedMethods(r)
+	notAllowed := func(w http.ResponseWriter, r *http.Request, allowed []string) {
 		w.Header().Set("Allow", strings.Join(allowed, ", "))
 		s.writeError(w, r, newError(http.StatusMethodNotAllowed, "method_not_allowed",
 			r.Method+" is not allowed on "+r.URL.Path+"; use "+strings.Join(allowed, " or ")+"."))
+	}
+	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// mux reports a wrong method on a subrouter's route as not found
+		if allowed := s.allowedMethods(r); len(allowed) > 0 {
+			notAllowed(w, r, allowed)
+			return
+		}
+		s.notFound(w, r)
+	})
+	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		notAllowed(w, r, s.allowedMethods(r))
 	})
 
 	r.Handle("/api/health", s.handle(s.health)).Methods(http.MethodGet).Name("health")
@@ -198,8 +220,16 @@ func (s *Server) routes() {
 	s.rigor.Handle("/enhance", s.publicLimited(s.enhance)).Methods(http.MethodPost).Name("rigor.enhance")
 	s.RigorHandle("/plan", http.MethodPost, "rigor.plan", apikey.Viewer, s.plan)
 	s.RigorHandle("/status/{workflow_id}", http.MethodGet, "rigor.status", apikey.Viewer, s.status)
+	s.RigorHandle("/workflows", http.MethodGet, "rigor.workflows", apikey.Viewer, s.workflows)
+	s.RigorHandle("/lineage/{workflow_id:.*}", http.MethodGet, "rigor.lineage", apikey.Viewer, s.lineage)
 	s.RigorHandle("/execute", http.MethodPost, "rigor.execute", apikey.Member, s.execute)
+	s.RigorHandle("/step", http.MethodPost, "rigor.step", apikey.Member, s.step)
+	s.RigorHandle("/resume", http.MethodPost, "rigor.resume", apikey.Member, s.resume)
+	s.RigorHandle("/approve", http.MethodPost, "rigor.approve", apikey.Admin, s.approve)
+	s.RigorHandle("/workflows/actions", http.MethodPost, "rigor.workflows.actions", apikey.Admin, s.workflowActions)
 	s.RigorHandle("/webhooks/deliveries", http.MethodGet, "rigor.webhooks.deliveries", apikey.Viewer, s.webhookDeliveries)
+	s.RigorHandle("/usage-summary", http.MethodGet, "rigor.usage_summary", apikey.Viewer, s.usageSummary)
+	s.RigorHandle("/costs", http.MethodGet, "rigor.costs", apikey.Viewer, s.costs)
 }
 
 // Rigor is the subrouter of /api/rigor: routes registered on it need a key and
@@ -263,6 +293,11 @@ func (s *Server) allowedMethods(r *http.Request) []string {
 	return out
 }
 
+// notFound answers 404 not_found for r's path.
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	s.writeError(w, r, newError(http.StatusNotFound, "not_found", "No such endpoint: "+r.Method+" "+r.URL.Path))
+}
+
 // internalOnly serves h to loopback peers and trusted proxies only; others
 // get 404, as if the route did not exist. The peer address is used, never
 // X-Forwarded-For.
@@ -271,7 +306,7 @@ func (s *Server) internalOnly(h http.Handler) http.Handler {
 		host, _, err := net.SplitHostPort(r.RemoteAddr)
 		peer, perr := netip.ParseAddr(host)
 		if err != nil || perr != nil || !(peer.Unmap().IsLoopback() || s.trusted(peer)) {
-			s.router.NotFoundHandler.ServeHTTP(w, r)
+			s.notFound(w, r)
 			return
 		}
 		h.ServeHTTP(w, r)

@@ -88,8 +88,8 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, id, marker strin
 			replay, version, wf = false, eventstore.NewStream, nil
 			continue
 		}
-		if wf != nil && workflow.Terminal(wf.Status()) {
-			return nil
+		if wf != nil && (workflow.Terminal(wf.Status()) || wf.Status() == workflow.StatusPendingApproval) {
+			return nil // pending_approval ends the stream: approve, then poll or reconnect
 		}
 		select {
 		case <-r.Context().Done():
@@ -128,7 +128,8 @@ func sseOf(wf *workflow.Workflow, e eventstore.Event) []sseEvent {
 			steps[i] = map[string]any{"step": st.Step, "name": st.Name, "estimated_credits": st.Credits}
 		}
 		data := map[string]any{"workflow_id": id, "status": wf.Status(), "task_type": p.TaskType, "value_class": p.ValueClass,
-			"title": p.Title, "total_steps": p.TotalSteps, "estimated_credits": p.Credits, "steps": steps, "delivery_mode": q.Delivery.Method, "free": q.Free}
+			"title": p.Title, "total_steps": p.TotalSteps, "estimated_credits": p.Credits, "steps": steps, "delivery_mode": q.Delivery.Method, "free": q.Free,
+			"execution_mode": wf.ExecutionMode()}
 		if len(q.Warnings) > 0 {
 			data["warnings"] = q.Warnings
 		}
@@ -189,6 +190,28 @@ func sseOf(wf *workflow.Workflow, e eventstore.Event) []sseEvent {
 			data["code"] = d.Code
 		}
 		return []sseEvent{{"workflow_error", "error", data}}
+	case workflow.EventExecutionFellBack:
+		var d workflow.ExecutionFellBack
+		_ = e.Decode(&d)
+		return []sseEvent{{"execution_fallback", "execution_fallback", map[string]any{"workflow_id": id, "execution_mode": wf.ExecutionMode(),
+			"execution_fallback": wf.ExecutionFallback(), "reason": d.Reason, "message": d.Message}}}
+	case workflow.EventStepSkipped:
+		var d workflow.StepSkipped
+		_ = e.Decode(&d)
+		return []sseEvent{{"step_skipped", step(d.Step) + ".skipped", map[string]any{"workflow_id": id, "step": d.Step, "name": d.Name, "reason": "skipped by the caller"}}}
+	case workflow.EventApprovalRequested:
+		var d workflow.ApprovalRequested
+		_ = e.Decode(&d)
+		return []sseEvent{{"workflow_pending_approval", fmt.Sprintf("approval.g%d", d.Gate), map[string]any{"workflow_id": id,
+			"status": workflow.StatusPendingApproval, "approval_before_step": d.Gate, "step": d.Step, "deliverable": d.Deliverable,
+			"credits_used": wf.View(false).CreditsUsed}}}
+	case workflow.EventCancelled, workflow.EventRejected, workflow.EventAborted, workflow.EventTimedOut:
+		v := wf.View(false)
+		data := map[string]any{"workflow_id": id, "status": v.Status, "error": v.Error, "credits_used": v.CreditsUsed}
+		if v.HaltReason != "" {
+			data["halt_reason"] = v.HaltReason
+		}
+		return []sseEvent{{"workflow_error", v.Status, data}}
 	}
 	return nil
 }

@@ -21,10 +21,10 @@ type Workflows struct{}
 func (Workflows) Name() string { return "workflows" }
 
 // SchemaVersion implements Versioned.
-func (Workflows) SchemaVersion() int { return 2 }
+func (Workflows) SchemaVersion() int { return 3 }
 
 // runnableStatuses are the statuses a worker still has to move.
-const runnableStatuses = `('queued', 'executing', 'quality_review')`
+const runnableStatuses = `('queued', 'executing', 'quality_review', 'step_executing', 'approved', 'resuming')`
 
 // Tables implements Projection.
 func (Workflows) Tables() []Table {
@@ -54,14 +54,21 @@ func (Workflows) Tables() []Table {
 			created_at timestamptz NOT NULL,
 			updated_at timestamptz NOT NULL,
 			started_at timestamptz,
-			completed_at timestamptz`,
+			completed_at timestamptz,
+			counts_toward_limit boolean NOT NULL,
+			approval_status text,
+			halt_reason text,
+			halted_at_step integer`,
 		Indexes: []string{
-			`CREATE INDEX {{table}}_org ON {{table}} (org_id, created_at DESC)`,
+			`CREATE INDEX {{table}}_org ON {{table}} (org_id, created_at DESC, workflow_id DESC)`,
+			// the listing (workflow_list.go): keyset pages per status and per task type
+			`CREATE INDEX {{table}}_org_status ON {{table}} (org_id, status, created_at DESC, workflow_id DESC)`,
+			`CREATE INDEX {{table}}_org_task_type ON {{table}} (org_id, task_type, created_at DESC, workflow_id DESC) INCLUDE (status, counts_toward_limit)`,
 			`CREATE INDEX {{table}}_runnable ON {{table}} (updated_at) WHERE status IN ` + runnableStatuses,
 			`CREATE INDEX {{table}}_task_type ON {{table}} (task_type, status)`,
 		},
 		Storage: "fillfactor = 80",
-	}}
+	}, searchTable, countsTable}
 }
 
 // Apply implements Projection: each workflow the batch touches is folded
@@ -89,6 +96,7 @@ func (Workflows) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []events
 	}
 	table := t.Of("workflows")
 	b := &pgx.Batch{}
+	var loaded []*workflow.Workflow
 	for _, id := range order {
 		tw := byID[id]
 		stream := tw.events
@@ -112,6 +120,13 @@ func (Workflows) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []events
 			return err
 		}
 		queueRow(b, table, wf)
+		if tw.events[0].Version == 0 { // title and description are set once, by the plan
+			queueSearch(b, t.Of(searchTable.Name), wf)
+		}
+		loaded = append(loaded, wf)
+	}
+	if err := queueCounts(ctx, tx, t, b, loaded); err != nil {
+		return err
 	}
 	return sendBatch(ctx, tx, b)
 }
@@ -134,15 +149,18 @@ func queueRow(b *pgx.Batch, table string, wf *workflow.Workflow) {
 	}
 	b.Queue(`INSERT INTO `+table+` (workflow_id, org_id, workspace_id, key_id, agent_id, status, task_type, value_class, title, description,
 			rigor_level, total_steps, current_step, credits_estimate, credits_used, quality_score, execution_mode, intent_group, error,
-			version, view, created_at, updated_at, started_at, completed_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, nullif($18, ''), $19, $20, $21, $22, $23, $24, $25)
+			version, view, created_at, updated_at, started_at, completed_at, counts_toward_limit, approval_status, halt_reason, halted_at_step)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, nullif($18, ''), $19, $20, $21, $22, $23, $24, $25,
+			$26, nullif($27, ''), nullif($28, ''), $29)
 		ON CONFLICT (workflow_id) DO UPDATE SET key_id = excluded.key_id, agent_id = excluded.agent_id, status = excluded.status,
+			counts_toward_limit = excluded.counts_toward_limit, approval_status = excluded.approval_status,
+			halt_reason = excluded.halt_reason, halted_at_step = excluded.halted_at_step,
 			current_step = excluded.current_step, credits_used = excluded.credits_used, quality_score = excluded.quality_score,
 			execution_mode = excluded.execution_mode, error = excluded.error, version = excluded.version, view = excluded.view,
 			updated_at = excluded.updated_at, started_at = excluded.started_at, completed_at = excluded.completed_at`,
 		p.WorkflowID, p.OrgID, p.WorkspaceID, key, agent, v.Status, v.TaskType, v.ValueClass, v.Title, p.Description,
 		v.RigorLevel, v.TotalSteps, v.CurrentStep, v.EstimatedCredits, v.CreditsUsed, v.QualityScore, v.ExecutionMode, p.IntentGroup, v.Error,
-		wf.Version(), view, v.CreatedAt, v.UpdatedAt, v.StartedAt, v.CompletedAt)
+		wf.Version(), view, v.CreatedAt, v.UpdatedAt, v.StartedAt, v.CompletedAt, workflow.Active(v.Status), v.ApprovalStatus, v.HaltReason, v.HaltedAtStep)
 }
 
 // WorkflowRow is a workflow as the read model has it.

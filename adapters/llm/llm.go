@@ -12,13 +12,18 @@
 //
 // Every answer is validated for its kind before it is returned (ParseStep,
 // ParseDeliverable, ParseReview, ParseEnhance), so a caller can parse
-// Response.Text without expecting a malformed answer.
+// Response.Text without expecting a malformed answer. Direct execution adds
+// two shapes (ValidateAnswer): a composed step call (Request.Frameworks,
+// ParseComposed) and a synthesis that answers an output_contract's JSON
+// (Request.Contract), passed through for the caller to validate.
 package llm
 
 import (
 	"context"
 	"errors"
 	"time"
+
+	"svc/domain/contract"
 )
 
 // Kinds of call.
@@ -67,6 +72,7 @@ type Request struct {
 	Title       string // the workflow's generated title
 	Language    string // BCP 47, "" = English
 	Context     string // additional_context and framed external content
+	Inherited   string // context inherited from a prior workflow (prior_workflow_id), rendered
 	Guidance    string // revision guidance / approval notes / feedback, may be ""
 	Framework   string // display name of the step's framework (KindStep), e.g. "SWOT Analysis"
 	// Headings optionally names the sections a step must write (KindStep),
@@ -86,6 +92,16 @@ type Request struct {
 	// of near-equal length, so Chunks must not exceed the number of sections.
 	Chunk, Chunks int
 	MaxTokens     int
+	// Frameworks makes a KindStep call composed (direct execution): one
+	// call writes the step of every framework named, in order (Framework
+	// is then unused); the answer holds one step output per framework
+	// (ParseComposed).
+	Frameworks []string
+	// Contract makes a KindSynthesis call answer the JSON the
+	// output_contract describes instead of a deliverable (direct
+	// execution); the caller validates the answer with Contract.Validate,
+	// the port only requires text.
+	Contract *contract.Contract
 }
 
 // Usage is the token count of a call.

@@ -39,7 +39,7 @@ func (offline) Complete(ctx context.Context, r Request) (Response, error) {
 	if err != nil {
 		return Response{}, fmt.Errorf("llm offline: %w", err)
 	}
-	if text, err = Validate(r.Kind, text); err != nil {
+	if text, err = ValidateAnswer(r, text); err != nil {
 		return Response{}, fmt.Errorf("llm offline: %w", err)
 	}
 	in := 0
@@ -57,6 +57,12 @@ func (offline) Complete(ctx context.Context, r Request) (Response, error) {
 
 // offlineText writes the answer text of r for its kind.
 func offlineText(r Request) (string, error) {
+	switch {
+	case r.Kind == KindStep && len(r.Frameworks) > 0:
+		return writeComposed(r)
+	case r.Kind == KindSynthesis && r.Contract != nil:
+		return writeContract(r), nil
+	}
 	switch r.Kind {
 	case KindStep:
 		out, err := writeStep(r)

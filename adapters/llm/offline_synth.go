@@ -86,6 +86,9 @@ func execSummary(r Request, b brief) string {
 	if b.context != "" {
 		lines = append(lines, "Context taken into account: “"+b.context+"”")
 	}
+	if r.Inherited != "" {
+		lines = append(lines, "Builds on an earlier workflow: “"+clip(oneLine(r.Inherited), 240)+"”")
+	}
 	if b.guidance != "" {
 		lines = append(lines, "Guidance applied: "+b.guidance)
 	}

@@ -144,7 +144,7 @@ func (c *openAI) Complete(ctx context.Context, r Request) (Response, error) {
 	}
 	timeouts := 0
 	for attempt := 1; ; attempt++ {
-		ans, err := c.attempt(ctx, body, r.Kind)
+		ans, err := c.attempt(ctx, body, r)
 		if err == nil {
 			return c.response(r, model, ans, attempt, start), nil
 		}

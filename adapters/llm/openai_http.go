@@ -65,8 +65,8 @@ func chatBody(r Request, model string) ([]byte, error) {
 }
 
 // attempt makes one HTTP attempt under the per-attempt timeout and
-// validates the answer for kind.
-func (c *openAI) attempt(ctx context.Context, body []byte, kind string) (answer, error) {
+// validates the answer for the request r.
+func (c *openAI) attempt(ctx context.Context, body []byte, r Request) (answer, error) {
 	actx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(actx, http.MethodPost, c.endpoint, bytes.NewReader(body))
@@ -91,7 +91,7 @@ func (c *openAI) attempt(ctx context.Context, body []byte, kind string) (answer,
 		return answer{}, &StatusError{Code: resp.StatusCode, Body: clip(oneLine(string(data)), 300),
 			RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"))}
 	}
-	return parseAnswer(data, kind)
+	return parseAnswer(data, r)
 }
 
 // transportError classifies a failed exchange: the attempt's own timeout,
@@ -107,8 +107,9 @@ func (c *openAI) transportError(ctx, actx context.Context, err error) error {
 	return fmt.Errorf("%w: %w", errNetwork, err)
 }
 
-// parseAnswer reads a chat-completions body and validates its text.
-func parseAnswer(data []byte, kind string) (answer, error) {
+// parseAnswer reads a chat-completions body and validates its text as an
+// answer to r.
+func parseAnswer(data []byte, r Request) (answer, error) {
 	var cr chatResponse
 	if err := json.Unmarshal(data, &cr); err != nil {
 		return answer{}, fmt.Errorf("%w: body is not a chat completion: %w", ErrMalformed, err)
@@ -116,7 +117,7 @@ func parseAnswer(data []byte, kind string) (answer, error) {
 	if len(cr.Choices) == 0 || cr.Choices[0].Message.Content == nil {
 		return answer{}, fmt.Errorf("%w: no choices[0].message.content", ErrMalformed)
 	}
-	text, err := Validate(kind, *cr.Choices[0].Message.Content)
+	text, err := ValidateAnswer(r, *cr.Choices[0].Message.Content)
 	if err != nil {
 		return answer{}, err
 	}

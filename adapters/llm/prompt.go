@@ -15,6 +15,7 @@ type Message struct {
 const (
 	maxContextChars           = 24000 // context, normal strategy
 	maxContextCharsCompressed = 3000
+	maxInheritedChars         = 128000 // inherited from a prior workflow: execute admits 32,000 tokens of ~4 characters
 	maxDescriptionCompressed  = 3000
 	maxPriorSectionChars      = 1500 // one prior step section, normal strategy
 	maxPriorSummaryCompressed = 400
@@ -72,8 +73,9 @@ func systemPrompt(r Request) string {
 	var b strings.Builder
 	tags := []string{marker("kind", r.Kind)}
 	if r.Kind == KindStep {
-		tags = append(tags, marker("framework", r.Framework))
+		tags = append(tags, marker("framework", stepFramework(r)))
 	}
+	tags = append(tags, directMarkers(r)...)
 	if r.TotalSteps > 0 {
 		tags = append(tags, marker("step", fmt.Sprintf("%d/%d", r.Step, r.TotalSteps)))
 	}
@@ -85,7 +87,11 @@ func systemPrompt(r Request) string {
 	}
 	b.WriteString(strings.Join(tags, " "))
 	b.WriteString("\n\n")
-	switch r.Kind {
+	switch promptKind(r) {
+	case kindComposed:
+		b.WriteString(composedSystem(r))
+	case kindContract:
+		b.WriteString(contractSystem(r))
 	case KindStep:
 		spec := stepSpec(r)
 		fmt.Fprintf(&b, "You are a senior analyst carrying out one step of a structured workflow: apply the framework %q to the user's task.", r.Framework)
@@ -143,9 +149,18 @@ func userPrompt(r Request) string {
 		ctxLimit = maxContextCharsCompressed
 	}
 	section("Context", clip(r.Context, ctxLimit))
+	inheritedLimit := maxInheritedChars
+	if compressed {
+		inheritedLimit = maxContextCharsCompressed
+	}
+	section("Inherited from a prior workflow", clip(r.Inherited, inheritedLimit))
 	section("Guidance", r.Guidance)
 	section("Earlier steps", priorText(r.Prior, compressed))
-	switch r.Kind {
+	switch promptKind(r) {
+	case kindComposed:
+		section("This step", composedStep(r))
+	case kindContract:
+		section("This step", "Produce the output the contract describes, from the task, its context and the earlier steps.")
 	case KindStep:
 		step := "Framework: " + r.Framework
 		if r.TotalSteps > 0 {

@@ -36,7 +36,11 @@ type config struct {
 	WorkerLease         time.Duration
 	SSEHeartbeat        time.Duration
 	SSETimeout          time.Duration
+	InteractiveIdle     time.Duration
 	WebhookBackoffScale float64
+	// DirectExecution allows direct execution (SVC_DIRECT_EXECUTION,
+	// default true); when false direct runs fall back to standard.
+	DirectExecution bool
 }
 
 func env(name, def string) string {
@@ -83,11 +87,15 @@ func loadConfig() (config, error) {
 	durations := []struct {
 		name, def string
 		to        *time.Duration
-	}{{"SVC_WORKER_LEASE", "30s", &c.WorkerLease}, {"SVC_SSE_HEARTBEAT", "15s", &c.SSEHeartbeat}, {"SVC_SSE_TIMEOUT", "290s", &c.SSETimeout}}
+	}{{"SVC_WORKER_LEASE", "30s", &c.WorkerLease}, {"SVC_SSE_HEARTBEAT", "15s", &c.SSEHeartbeat}, {"SVC_SSE_TIMEOUT", "290s", &c.SSETimeout},
+		{"SVC_INTERACTIVE_IDLE", "30m", &c.InteractiveIdle}}
 	for _, d := range durations {
 		if *d.to, err = time.ParseDuration(env(d.name, d.def)); err != nil || *d.to <= 0 {
 			return c, fmt.Errorf("%s: want a duration such as %s", d.name, d.def)
 		}
+	}
+	if c.DirectExecution, err = strconv.ParseBool(env("SVC_DIRECT_EXECUTION", "true")); err != nil {
+		return c, fmt.Errorf("SVC_DIRECT_EXECUTION: want true or false")
 	}
 	if c.WebhookBackoffScale, err = strconv.ParseFloat(env("SVC_WEBHOOK_BACKOFF_SCALE", "1"), 64); err != nil || c.WebhookBackoffScale <= 0 {
 		return c, fmt.Errorf("SVC_WEBHOOK_BACKOFF_SCALE: want a positive number (1 = the real schedule)")

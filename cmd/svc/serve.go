@@ -29,7 +29,7 @@ const shutdownGrace = 25 * time.Second
 
 func runServe(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	if helped, err := noArgs(fs, args, "serve\n\nApplies pending migrations, then serves the HTTP API and runs the workflow workers and the projections until SIGINT or SIGTERM.\nEnvironment: see OPERATIONS.md (DATABASE_URL, SVC_ADDR, SVC_BASE_URL, SVC_LLM_*, SVC_SECRET_KEY, SVC_ALLOW_PRIVATE_URLS, SVC_OUTBOUND_CA_FILE, SVC_TRUSTED_PROXIES, SVC_SMTP_URL, REDIS_URL) and the README (SVC_LOG_LEVEL, SVC_WORKERS, SVC_WORKER_LEASE, SVC_SSE_HEARTBEAT, SVC_SSE_TIMEOUT, SVC_WEBHOOK_BACKOFF_SCALE)."); helped || err != nil {
+	if helped, err := noArgs(fs, args, "serve\n\nApplies pending migrations, then serves the HTTP API and runs the workflow workers and the projections until SIGINT or SIGTERM.\nEnvironment: see OPERATIONS.md (DATABASE_URL, SVC_ADDR, SVC_BASE_URL, SVC_LLM_*, SVC_SECRET_KEY, SVC_ALLOW_PRIVATE_URLS, SVC_OUTBOUND_CA_FILE, SVC_TRUSTED_PROXIES, SVC_SMTP_URL, REDIS_URL) and the README (SVC_LOG_LEVEL, SVC_WORKERS, SVC_WORKER_LEASE, SVC_SSE_HEARTBEAT, SVC_SSE_TIMEOUT, SVC_INTERACTIVE_IDLE, SVC_WEBHOOK_BACKOFF_SCALE, SVC_DIRECT_EXECUTION)."); helped || err != nil {
 		return err
 	}
 	cfg, err := loadConfig()
@@ -76,9 +76,9 @@ func runServe(ctx context.Context, args []string) error {
 	if err := runner.Upgrade(ctx); err != nil {
 		return err
 	}
-	workers := worker.New(store, provider, outboundClient, worker.Config{Concurrency: cfg.Workers, Lease: cfg.WorkerLease}, log)
+	workers := worker.New(store, provider, outboundClient, worker.Config{Concurrency: cfg.Workers, Lease: cfg.WorkerLease, DisallowDirect: !cfg.DirectExecution}, log)
 	api := httpapi.New(httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies, Version: version,
-		SSEHeartbeat: cfg.SSEHeartbeat, SSETimeout: cfg.SSETimeout},
+		SSEHeartbeat: cfg.SSEHeartbeat, SSETimeout: cfg.SSETimeout, InteractiveIdle: cfg.InteractiveIdle},
 		httpapi.Deps{Store: store, Runner: runner, Limiter: limiter, Mail: sender, Log: log, Kicker: workers, Sealer: box, Outbound: outboundClient, LLM: provider})
 
 	ln, err := net.Listen("tcp", cfg.Addr)

@@ -25,10 +25,6 @@ const (
 	TypeTimedOut                 = "timed_out"
 )
 
-// EventWorkflowTimedOut is the workflow event a timeout will append; it is
-// delivered as timed_out once it exists.
-const EventWorkflowTimedOut = "WorkflowTimedOut"
-
 // StreamPrefix starts the stream id of every delivery.
 const StreamPrefix = "delivery-"
 

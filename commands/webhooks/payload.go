@@ -103,11 +103,11 @@ func webhookType(e eventstore.Event) (typ string, ok bool, err error) {
 			return TypeWorkflowCompletedPartial, true, nil
 		}
 		return TypeWorkflowCompleted, true, nil
-	case workflow.EventFailed:
+	case workflow.EventFailed, workflow.EventRejected:
 		return TypeWorkflowFailed, true, nil
 	case workflow.EventHalted:
 		return TypeWorkflowHalted, true, nil
-	case EventWorkflowTimedOut:
+	case workflow.EventTimedOut:
 		return TypeTimedOut, true, nil
 	}
 	return "", false, nil
@@ -117,7 +117,7 @@ func webhookType(e eventstore.Event) (typ string, ok bool, err error) {
 // the handler skips everything else without reading the database.
 func delivered(typ string) bool {
 	switch typ {
-	case workflow.EventStepCompleted, workflow.EventCompleted, workflow.EventFailed, workflow.EventHalted, EventWorkflowTimedOut:
+	case workflow.EventStepCompleted, workflow.EventCompleted, workflow.EventFailed, workflow.EventRejected, workflow.EventHalted, workflow.EventTimedOut:
 		return true
 	}
 	return false
@@ -147,7 +147,9 @@ func buildPayload(typ, deliveryID string, wf *workflow.Workflow, src eventstore.
 			IncompleteSteps: incomplete, Deliverable: v.Deliverable, Error: v.Error, CompletedAt: utc(v.CompletedAt)}
 	case TypeWorkflowFailed:
 		var d workflow.Failed
-		if err := src.Decode(&d); err != nil {
+		if src.Type == workflow.EventRejected {
+			d = workflow.Failed{Code: "rejected", Error: *v.Error}
+		} else if err := src.Decode(&d); err != nil {
 			return nil, err
 		}
 		body = failedPayload{envelope: env, Status: v.Status, Error: d.Error, Code: d.Code, Step: d.Step, CreditsUsed: v.CreditsUsed,
@@ -161,17 +163,7 @@ func buildPayload(typ, deliveryID string, wf *workflow.Workflow, src eventstore.
 			ResolutionOptions: v.ResolutionOptions, CreditsUsed: v.CreditsUsed, CreditsSavedByHalt: v.CreditsSavedByHalt,
 			StepsCompleted: v.ActualStepsExecuted, TotalSteps: v.TotalSteps, Error: v.Error}
 	case TypeTimedOut:
-		// The aggregate does not fold WorkflowTimedOut yet: take the
-		// message from the event itself.
-		var d struct {
-			Error string `json:"error"`
-		}
-		_ = src.Decode(&d) // a timeout without a readable message still is one
-		var msg *string
-		if d.Error != "" {
-			msg = &d.Error
-		}
-		body = timedOutPayload{envelope: env, Status: "timed_out", Error: msg, CreditsUsed: v.CreditsUsed,
+		body = timedOutPayload{envelope: env, Status: v.Status, Error: v.Error, CreditsUsed: v.CreditsUsed,
 			StepsCompleted: v.ActualStepsExecuted, TotalSteps: v.TotalSteps}
 	default:
 		return nil, fmt.Errorf("webhooks: no payload for event type %q", typ)

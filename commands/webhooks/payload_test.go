@@ -91,8 +91,8 @@ func TestPayloads(t *testing.T) {
 		t.Errorf("%s: %v", typ, m)
 	}
 
-	typ, m = payloadOf(t, stream(t, eventstore.NewEvent{Type: EventWorkflowTimedOut, Data: map[string]string{"error": "ran past 30 minutes"}}))
-	if typ != TypeTimedOut || m["status"] != "timed_out" || m["error"] != "ran past 30 minutes" || m["steps_completed"] != 1.0 {
+	typ, m = payloadOf(t, stream(t, eventstore.NewEvent{Type: workflow.EventTimedOut, Data: workflow.TimedOut{IdleSeconds: 1900}}))
+	if typ != TypeTimedOut || m["status"] != "timed_out" || m["error"] == nil || m["steps_completed"] != 1.0 {
 		t.Errorf("%s: %v", typ, m)
 	}
 

@@ -62,13 +62,15 @@ func (w *Worker) drive(ctx context.Context, id string) {
 		case workflow.ActNone:
 			return
 		case workflow.ActStart:
-			err = r.append(ctx, nil, eventstore.NewEvent{Type: workflow.EventStarted, Data: workflow.Started{Worker: w.cfg.ID}})
+			err = r.start(ctx) // direct.go
 		case workflow.ActStep:
 			err = r.step(ctx, next)
 		case workflow.ActReview:
 			err = r.review(ctx)
 		case workflow.ActFinish:
 			err = r.finish(ctx)
+		case workflow.ActPause:
+			err = r.pause(ctx, next.Step)
 		}
 		if err != nil {
 			r.stopped(err)
@@ -280,6 +282,14 @@ func (r *run) fail(ctx context.Context, step int, code string, cause error) erro
 	}
 	r.w.log.Warn("workflow failed", "workflow_id", r.wf.ID(), "code", code, "step", step, "refunded", refunded, "error", cause)
 	return r.catchUp(ctx)
+}
+
+// pause stops the run at the approval gate before step, with the
+// deliverable so far; approve or resume moves it on.
+func (r *run) pause(ctx context.Context, step workflow.PlannedStep) error {
+	r.w.log.Info("workflow paused for approval", "workflow_id", r.wf.ID(), "step", step.Step)
+	return r.append(ctx, nil, eventstore.NewEvent{Type: workflow.EventApprovalRequested, Data: workflow.ApprovalRequested{
+		Gate: step.Step - 1, Step: step.Step, Deliverable: r.wf.PartialDeliverable()}})
 }
 
 // halt ends the run as halted before step n.

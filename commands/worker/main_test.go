@@ -211,6 +211,8 @@ type workerOpts struct {
 	lease time.Duration
 	store *eventstore.Store
 	probe time.Duration
+	// noDirect is SVC_DIRECT_EXECUTION=false
+	noDirect bool
 }
 
 // startWorker runs a worker until the test ends (or stop is called); stop
@@ -230,7 +232,7 @@ func startWorker(t *testing.T, provider llm.Provider, o workerOpts) (w *worker.W
 	if err != nil {
 		t.Fatal(err)
 	}
-	w = worker.New(o.store, provider, client, worker.Config{ID: o.id, Lease: o.lease, Poll: 40 * time.Millisecond, ProbeTimeout: o.probe}, testLog)
+	w = worker.New(o.store, provider, client, worker.Config{ID: o.id, Lease: o.lease, Poll: 40 * time.Millisecond, ProbeTimeout: o.probe, DisallowDirect: o.noDirect}, testLog)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"svc/adapters/llm"
@@ -19,10 +20,17 @@ func (r *run) request(kind string, step workflow.PlannedStep) llm.Request {
 	if tt, ok := catalog.Default().TaskType(p.TaskType); ok {
 		label = tt.Label
 	}
-	req := llm.Request{Kind: kind, Tier: max(step.Tier, 1), Description: p.Description, TaskType: p.TaskType, TaskLabel: label,
+	tier := max(step.Tier, 1)
+	if step.Kind == workflow.KindContent && r.wf.Direct() {
+		tier = 2 // direct execution routes content cost-first
+	}
+	req := llm.Request{Kind: kind, Tier: tier, Description: p.Description, TaskType: p.TaskType, TaskLabel: label,
 		Title: p.Title, Framework: step.Name, Step: step.Step, TotalSteps: p.TotalSteps}
 	if q != nil {
-		req.Language, req.Context = q.Language, q.Context
+		req.Language, req.Context, req.Inherited = q.Language, q.Context, q.Inherited
+	}
+	if kind != llm.KindReview {
+		req.Guidance = strings.Join(r.wf.Guidance(), "\n")
 	}
 	for _, c := range r.wf.Prior(step.Step) {
 		prior := llm.PriorStep{Step: c.Step, Name: c.Name, Summary: c.Summary}
@@ -37,6 +45,9 @@ func (r *run) request(kind string, step workflow.PlannedStep) llm.Request {
 // review runs the independent quality review of the deliverable. A review
 // that cannot run leaves the score null (never 0) and says why.
 func (r *run) review(ctx context.Context) error {
+	if done, err := r.reviewByValidation(ctx); done || err != nil {
+		return err // a conforming contract output: validation replaced the review
+	}
 	if r.wf.Status() == workflow.StatusExecuting {
 		if err := r.append(ctx, nil, eventstore.NewEvent{Type: workflow.EventReviewStarted, Data: struct{}{}}); err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"svc/adapters/llm"
+	"svc/domain/contract"
 	"svc/domain/credit"
 	"svc/domain/workflow"
 	"svc/eventstore"
@@ -21,6 +22,7 @@ type result struct {
 	sections    []workflow.Section
 	deliverable *workflow.Deliverable
 	calls       []workflow.Call
+	validation  *contract.Result // the output_contract's verdict (direct.go)
 }
 
 // step runs one planned step and records its outcome.
@@ -29,6 +31,9 @@ func (r *run) step(ctx context.Context, next workflow.Next) error {
 	if next.Strategy == workflow.StrategySalvage {
 		return r.append(ctx, nil, eventstore.NewEvent{Type: workflow.EventStepIncomplete, Data: workflow.StepIncomplete{
 			Step: step.Step, Name: step.Name, Reason: workflow.ReasonBudgetExhausted, Salvaged: true, Deliverable: r.wf.Salvage()}})
+	}
+	if batch := r.wf.Composable(step); len(batch) > 1 {
+		return r.compose(ctx, next, batch) // direct execution: one call (direct.go)
 	}
 	if step.NeedsContext && !r.probed {
 		r.probed = true // once per run: later steps read the same servers
@@ -44,7 +49,7 @@ func (r *run) step(ctx context.Context, next workflow.Next) error {
 		res result
 		err error
 	)
-	if next.Strategy == workflow.StrategyChunked {
+	if _, contracted := r.contractFor(step); next.Strategy == workflow.StrategyChunked && !contracted {
 		res, err = r.chunked(ctx, step, next.Attempt)
 	} else {
 		res, err = r.call(ctx, step, next.Strategy, 0, 0)
@@ -103,10 +108,12 @@ func (r *run) lost(ctx context.Context, step workflow.PlannedStep, err error) er
 // complete records a step's result and charges it, in one transaction. A
 // balance spent elsewhere meanwhile halts the run instead.
 func (r *run) complete(ctx context.Context, step workflow.PlannedStep, strategy string, res result) error {
+	if v := res.validation; v != nil && !v.OK() {
+		return r.violated(ctx, step, res) // the output violates the output_contract
+	}
 	charge := r.wf.StepCharge(step)
-	err := r.append(ctx, []also{r.charge(charge, "workflow_step", step.Step)}, eventstore.NewEvent{Type: workflow.EventStepCompleted, Data: workflow.StepCompleted{
-		Step: step.Step, Name: step.Name, Kind: step.Kind, Summary: res.summary, Sections: res.sections, Deliverable: res.deliverable,
-		Credits: charge, Strategy: strategy, Calls: res.calls}})
+	err := r.append(ctx, []also{r.charge(charge, "workflow_step", step.Step)}, eventstore.NewEvent{Type: workflow.EventStepCompleted,
+		Data: res.completed(step, strategy, charge)})
 	if errors.Is(err, credit.ErrInsufficient) {
 		return r.halt(ctx, step.Step, "insufficient_credits", []string{fmt.Sprintf(
 			"The balance no longer covers step %d (%s, %d credits): credits were spent elsewhere while the workflow ran.", step.Step, step.Name, charge)})
@@ -156,12 +163,22 @@ func (r *run) call(ctx context.Context, step workflow.PlannedStep, strategy stri
 		req.Kind = llm.KindSynthesis
 	}
 	req.Strategy, req.Chunk, req.Chunks = strategy, chunk, of
+	c, contracted := r.contractFor(step)
+	if contracted {
+		req.Contract = &c
+		if strategy == workflow.StrategyChunked { // one JSON answer cannot be split: the shorter input instead
+			req.Strategy, req.Chunk, req.Chunks = llm.StrategyCompressed, 0, 0
+		}
+	}
 	start := time.Now()
 	resp, err := r.w.llm.Complete(ctx, req)
 	if err != nil {
 		return result{}, err
 	}
 	out := result{calls: []workflow.Call{callOf(resp, start)}}
+	if contracted {
+		return r.validated(c, resp.Text, out), nil
+	}
 	if req.Kind == llm.KindSynthesis {
 		d, err := llm.ParseDeliverable(resp.Text)
 		if err != nil {

@@ -34,6 +34,9 @@ type Config struct {
 	Poll time.Duration
 	// ProbeTimeout bounds the check of a plan's context connection.
 	ProbeTimeout time.Duration
+	// DisallowDirect makes direct runs fall back to standard execution
+	// when they start (SVC_DIRECT_EXECUTION=false).
+	DisallowDirect bool
 }
 
 func (c *Config) defaults() {

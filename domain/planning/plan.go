@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"strings"
 
 	"svc/domain/catalog"
@@ -93,6 +92,11 @@ type Connection struct {
 	// ConnFailed (it did not answer); Detail says what happened.
 	State  string `json:"-"`
 	Detail string `json:"-"`
+	// Listed says the server answered MCP resources/list, and Resources
+	// are what it listed (set by the caller); the files named in
+	// additional_context are checked against the listed servers.
+	Listed    bool       `json:"-"`
+	Resources []Resource `json:"-"`
 }
 
 // Connection states.
@@ -566,8 +570,6 @@ func execution(plan *Plan, tt catalog.TaskType, p Preferences) {
 	}
 }
 
-var filePattern = regexp.MustCompile(`(?:[\w.-]+/)*[\w-]+\.(?:go|py|js|ts|tsx|jsx|java|rb|rs|c|h|cpp|cs|php|kt|swift|sql|yaml|yml|json|toml|md|tf|sh)\b`)
-
 func contextOf(plan *Plan, cat *catalog.Catalog, req Request) Context {
 	c := Context{Connections: []ConnectionState{}, ReferencedFiles: Files{Found: []string{}, NotFound: []string{}}, Sufficient: true}
 	codeHost, codingAgent := false, false
@@ -618,20 +620,8 @@ func contextOf(plan *Plan, cat *catalog.Catalog, req Request) Context {
 			Message:    "A coding-agent tool is connected without a code-host connection: broad scanning costs extra tokens.",
 			Suggestion: "Connect the code host too, so steps can read files directly."})
 	}
-	if files := filePattern.FindAllString(req.AdditionalContext, 20); len(files) > 0 {
-		plan.Info = append(plan.Info, "Files named in the context: "+strings.Join(unique(files), ", ")+"; they are read at execution through the connected repository.")
-	}
+	referencedFiles(plan, &c, req)
 	return c
-}
-
-func unique(list []string) []string {
-	var out []string
-	for _, s := range list {
-		if !contains(out, s) {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 func alternative(current, alt Plan, level string) Alternative {

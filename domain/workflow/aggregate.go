@@ -23,9 +23,10 @@ type stepState struct {
 	completed  *StepCompleted
 	incomplete *StepIncomplete
 	chunk      *Chunk
+	skipped    bool
 }
 
-func (s *stepState) done() bool { return s.completed != nil || s.incomplete != nil }
+func (s *stepState) done() bool { return s.completed != nil || s.incomplete != nil || s.skipped }
 
 // Workflow is the aggregate: a workflow's stream folded.
 type Workflow struct {
@@ -42,7 +43,20 @@ type Workflow struct {
 	failed    *Failed
 	halted    *Halted
 	live      int // per-step credits charged
+	refunded  int // credits refunded (a failed run)
 	calls     []Call
+
+	// workflow control
+	requested *StepRequested     // the interactive step asked for
+	pending   *ApprovalRequested // the gate a run waits at
+	passed    map[int]bool       // approval gates passed
+	guidance  []string           // approval notes and revision guidance, in order
+	revision  string             // the latest revision guidance
+	rejected  *Decision
+	cancelled *Cancelled
+	aborted   *Aborted
+
+	fellBack *ExecutionFellBack // a runtime fallback from direct execution (direct.go)
 
 	createdAt, updatedAt, startedAt, endedAt time.Time
 }
@@ -52,7 +66,7 @@ func Load(events []eventstore.Event) (*Workflow, error) {
 	if len(events) == 0 || events[0].Type != EventPlanned {
 		return nil, ErrNotFound
 	}
-	w := &Workflow{version: eventstore.NewStream}
+	w := &Workflow{version: eventstore.NewStream, passed: map[int]bool{}}
 	for _, e := range events {
 		if err := w.Apply(e); err != nil {
 			return nil, err
@@ -78,10 +92,13 @@ func (w *Workflow) Apply(e eventstore.Event) error {
 		err = e.Decode(&d)
 		w.queued = &d
 		w.status = StatusQueued
+		if d.Mode == ModeInteractive {
+			w.status = StatusInteractiveWaiting
+		}
 	case EventStarted:
 		var d Started
 		err = e.Decode(&d)
-		if !d.Resumed || w.status == StatusQueued { // a takeover keeps the status it found
+		if !d.Resumed || w.status != StatusQualityReview { // a takeover keeps the review it found
 			w.status = StatusExecuting
 		}
 		if w.startedAt.IsZero() {
@@ -110,6 +127,7 @@ func (w *Workflow) Apply(e eventstore.Event) error {
 			w.calls = append(w.calls, d.Calls...)
 			w.current = d.Step
 			w.retrying = nil
+			w.stepEnded()
 		}
 	case EventStepIncomplete:
 		var d StepIncomplete
@@ -121,6 +139,7 @@ func (w *Workflow) Apply(e eventstore.Event) error {
 			s.incomplete, s.chunk = &d, nil
 			w.current = d.Step
 			w.retrying = nil
+			w.stepEnded()
 		}
 	case EventTerminalRetrying:
 		var d TerminalRetrying
@@ -148,6 +167,7 @@ func (w *Workflow) Apply(e eventstore.Event) error {
 		var d Failed
 		err = e.Decode(&d)
 		w.failed = &d
+		w.refunded += d.Refunded
 		w.status = StatusFailed
 		w.endedAt = e.RecordedAt
 	case EventHalted:
@@ -156,8 +176,13 @@ func (w *Workflow) Apply(e eventstore.Event) error {
 		w.halted = &d
 		w.status = StatusHalted
 		w.endedAt = e.RecordedAt
+	case EventExecutionFellBack:
+		var d ExecutionFellBack
+		err = e.Decode(&d)
+		w.fellBack = &d
 	default:
-		// events of later features are tolerated by older readers
+		// control events; events of later features are tolerated
+		err = w.applyControl(e)
 	}
 	if err != nil {
 		return fmt.Errorf("workflow %s event %d (%s): %w", w.planned.WorkflowID, e.Version, e.Type, err)

@@ -15,6 +15,7 @@ const (
 	ActStep                 // run Next.Step
 	ActReview               // run the independent quality review
 	ActFinish               // append the terminal event
+	ActPause                // stop at an approval gate (ApprovalRequested)
 )
 
 // Terminal-step strategies (spec A's retry ladder), by failed attempts.
@@ -45,8 +46,18 @@ type Next struct {
 // Next decides what a worker does next.
 func (w *Workflow) Next() Next {
 	switch w.status {
-	case StatusQueued:
+	case StatusQueued, StatusApproved, StatusResuming:
 		return Next{Action: ActStart}
+	case StatusStepExecuting:
+		if w.requested == nil {
+			return Next{Action: ActNone}
+		}
+		s, err := w.step(w.requested.Step)
+		if err != nil || s.done() {
+			return Next{Action: ActNone}
+		}
+		step := w.planned.Steps[w.requested.Step-1]
+		return Next{Action: ActStep, Step: step, Attempt: s.started + 1}
 	case StatusExecuting:
 	case StatusQualityReview:
 		if w.review == nil {
@@ -64,6 +75,9 @@ func (w *Workflow) Next() Next {
 			continue
 		}
 		step := w.planned.Steps[i]
+		if w.gateBefore(step.Step) {
+			return Next{Action: ActPause, Step: step}
+		}
 		n := Next{Action: ActStep, Step: step, Attempt: s.started + 1}
 		if step.Kind == KindSynthesis {
 			n.Attempt = w.attempts + 1
@@ -118,10 +132,16 @@ func (w *Workflow) Finish() (Completed, error) {
 		abandoned bool
 		lost      []string
 		salvaged  bool
+		// skippedFee: the caller skipped the Synthesis step, so no
+		// deliverable was made and no fee is due
+		skippedFee bool
+		violated   bool
 	)
 	for i, s := range w.steps {
 		step := w.planned.Steps[i]
 		switch {
+		case s.skipped:
+			skippedFee = skippedFee || step.Kind == KindSynthesis
 		case s.incomplete != nil:
 			out.IncompleteSteps = append(out.IncompleteSteps, Incomplete{StepIndex: i, Framework: step.Name, Reason: s.incomplete.Reason})
 			switch {
@@ -131,6 +151,9 @@ func (w *Workflow) Finish() (Completed, error) {
 				abandoned = true
 			default:
 				lost = append(lost, step.Name)
+				// an output that violates the output_contract: a failed
+				// step, no deliverable (direct.go)
+				violated = violated || s.incomplete.OutputValidationStatus != ""
 			}
 		case s.completed == nil && abandoned:
 			out.IncompleteSteps = append(out.IncompleteSteps, Incomplete{StepIndex: i, Framework: step.Name, Reason: ReasonNotReached})
@@ -142,11 +165,13 @@ func (w *Workflow) Finish() (Completed, error) {
 	out.TaskType, out.Estimated, out.Free = w.planned.TaskType, w.planned.Credits, w.Free()
 	// The fee is paid by a full completion and by a salvaged deliverable,
 	// never when a required step was lost or the run was abandoned.
-	if !w.Free() && !abandoned && len(lost) == 0 {
+	if !w.Free() && !abandoned && len(lost) == 0 && !skippedFee {
 		out.Fee = w.Fee()
 	}
-	out.CreditsUsed = w.live + out.Fee
+	out.CreditsUsed = w.live - w.refunded + out.Fee
 	switch {
+	case violated:
+		out.Error = "The output of " + strings.Join(lost, ", ") + " violates the output_contract (see incomplete_steps and step_outputs); the run ended without a deliverable and without the orchestration fee."
 	case abandoned:
 		out.Deliverable = nil
 		out.Error = "A step was abandoned after repeated failures in chunked mode; the run ended without a deliverable."

@@ -1,5 +1,11 @@
 package workflow
 
+import (
+	"encoding/json"
+
+	"svc/domain/contract"
+)
+
 // Event types of a workflow stream, in the order a run appends them.
 const (
 	EventQueued           = "WorkflowQueued"
@@ -66,6 +72,21 @@ type Queued struct {
 	Estimated  int       `json:"estimated_credits"`
 	Context    string    `json:"context,omitempty"` // the additional_context that applies
 	Warnings   []Warning `json:"warnings,omitempty"`
+
+	// Chaining (chain.go): the prior workflow, the context_fields inherited
+	// from it (resolved), their rendered text, and this workflow's link
+	// number in the chain (2 or more; 0 when not chained).
+	PriorWorkflowID string   `json:"prior_workflow_id,omitempty"`
+	ContextFields   []string `json:"context_fields,omitempty"`
+	Inherited       string   `json:"inherited_context,omitempty"`
+	ChainDepth      int      `json:"chain_depth,omitempty"`
+
+	// Execution is what execute decided runs (direct.go): "direct" or
+	// "standard" ("" in streams from before direct execution: standard).
+	// ExecutionFallback is true when direct was explicitly requested but
+	// standard runs.
+	Execution         string `json:"execution,omitempty"`
+	ExecutionFallback bool   `json:"execution_fallback,omitempty"`
 }
 
 // Started is the data of WorkflowStarted: a worker picked the workflow up.
@@ -129,6 +150,14 @@ type StepCompleted struct {
 	Credits     int          `json:"credits"` // charged for this step (0 when free or the fee step)
 	Strategy    string       `json:"strategy,omitempty"`
 	Calls       []Call       `json:"calls"`
+	// ComposedInto is the step whose call wrote this step's result under
+	// direct execution (that step records the call); 0 otherwise.
+	ComposedInto int `json:"composed_into,omitempty"`
+	// Output validation against the output_contract (direct execution,
+	// Synthesis step): the findings, the status and every violation.
+	OutputFindings             json.RawMessage      `json:"output_findings,omitempty"`
+	OutputValidationStatus     string               `json:"output_validation_status,omitempty"`
+	OutputValidationViolations []contract.Violation `json:"output_validation_violations,omitempty"`
 }
 
 // StepIncomplete is the data of StepIncomplete: a step that will not have
@@ -144,6 +173,11 @@ type StepIncomplete struct {
 	// Salvaged marks the terminal step replaced by an assembled deliverable.
 	Salvaged    bool         `json:"salvaged,omitempty"`
 	Deliverable *Deliverable `json:"deliverable,omitempty"`
+	// A result that violates the output_contract: the call that wrote it,
+	// its validation status and every violation.
+	Calls                      []Call               `json:"calls,omitempty"`
+	OutputValidationStatus     string               `json:"output_validation_status,omitempty"`
+	OutputValidationViolations []contract.Violation `json:"output_validation_violations,omitempty"`
 }
 
 // TerminalRetrying is the data of TerminalStepRetrying (spec A's

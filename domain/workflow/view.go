@@ -48,9 +48,16 @@ type View struct {
 	TerminalStepAttempts   int            `json:"terminal_step_attempts,omitempty"`
 	TerminalStepStrategy   string         `json:"terminal_step_strategy,omitempty"`
 	IncompleteSteps        []Incomplete   `json:"incomplete_steps,omitempty"`
+	StepOutputs            []StepOutput   `json:"step_outputs,omitempty"`
 	DeliveryMode           string         `json:"delivery_mode,omitempty"`
+	Mode                   string         `json:"mode,omitempty"`
+	ApprovalStatus         string         `json:"approval_status,omitempty"`
+	ApprovalGates          []int          `json:"approval_gates,omitempty"`
+	PendingApprovalStep    *int           `json:"pending_approval_step,omitempty"`
+	RevisionGuidance       *string        `json:"revision_guidance,omitempty"`
 	Language               string         `json:"language,omitempty"`
 	AgentID                string         `json:"agent_id,omitempty"`
+	PriorWorkflowID        string         `json:"prior_workflow_id,omitempty"`
 
 	// Halted workflows only.
 	HaltedAtStep       *int     `json:"halted_at_step,omitempty"`
@@ -83,13 +90,17 @@ func (w *Workflow) View(showModel bool) View {
 		RigorLevel: p.RigorLevel, CurrentStep: w.current, TotalSteps: p.TotalSteps, EstimatedCredits: p.Credits,
 		ExecutionMode: "standard", CompletedStepSummaries: []StepSummary{}, CreditsLive: w.live,
 		CreatedAt: w.createdAt, UpdatedAt: w.updatedAt}
-	if p.Execution == "direct" {
-		// direct execution is not run yet: what runs is standard
-		v.ExecutionFallback = w.queued != nil
+	v.ExecutionMode, v.ExecutionFallback, v.StepOutputs = w.ExecutionMode(), w.ExecutionFallback(), w.stepOutputs()
+	if w.queued != nil {
+		v.DeliveryMode, v.Language, v.AgentID, v.Mode = w.queued.Delivery.Method, w.queued.Language, w.queued.AgentID, w.queued.Mode
+		if w.Interactive() {
+			v.DeliveryMode = ModeInteractive
+		}
 	}
 	if w.queued != nil {
-		v.DeliveryMode, v.Language, v.AgentID = w.queued.Delivery.Method, w.queued.Language, w.queued.AgentID
+		v.PriorWorkflowID = w.queued.PriorWorkflowID
 	}
+	w.viewControl(&v)
 	for i, s := range w.steps {
 		switch {
 		case s.completed != nil:
@@ -101,6 +112,8 @@ func (w *Workflow) View(showModel bool) View {
 			v.CompletedStepSummaries = append(v.CompletedStepSummaries, sum)
 		case s.incomplete != nil:
 			v.IncompleteCount++
+		case s.skipped:
+			v.SkippedSteps++
 		case !Terminal(w.status) && s.chunk != nil:
 			c := *s.chunk
 			v.CurrentChunk = &c
@@ -129,7 +142,8 @@ func (w *Workflow) View(showModel bool) View {
 		v.QualityScore = w.review.Score
 		v.QualityReview = &QualityReview{Score: w.review.Score, Summary: w.review.Summary, PathTo100: w.review.PathTo100}
 	}
-	v.CreditsUsed = w.live
+	v.CreditsUsed = w.live - w.refunded
+	v.CreditsLive -= w.refunded // refunded: nothing stays charged
 	switch {
 	case w.completed != nil:
 		v.CreditsUsed += w.completed.Fee
@@ -140,8 +154,6 @@ func (w *Workflow) View(showModel bool) View {
 			v.Error = &e
 		}
 	case w.failed != nil:
-		v.CreditsUsed -= w.failed.Refunded
-		v.CreditsLive -= w.failed.Refunded // refunded: nothing stays charged
 		e := w.failed.Error
 		v.Error = &e
 	case w.halted != nil:

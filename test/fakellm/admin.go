@@ -9,7 +9,7 @@ import (
 
 // adminPrefix is where the admin endpoints live:
 //
-//	POST   /_fakellm/rules         add a rule: {"match","status","delay_ms","malformed","times","retry_after"}
+//	POST   /_fakellm/rules         add a rule: {"match","status","delay_ms","malformed","times","retry_after","answer"}
 //	DELETE /_fakellm/rules         remove every rule
 //	POST   /_fakellm/reset         remove every rule and forget every call
 //	POST   /_fakellm/review-score  {"score": n}
@@ -25,6 +25,7 @@ type ruleJSON struct {
 	Malformed  bool   `json:"malformed"`
 	Times      int    `json:"times"`
 	RetryAfter string `json:"retry_after"`
+	Answer     string `json:"answer"`
 }
 
 // serveAdmin serves the admin endpoint at path (below adminPrefix).
@@ -37,7 +38,7 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request, path string)
 			return
 		}
 		s.AddRule(Rule{Match: rj.Match, Status: rj.Status, Delay: time.Duration(rj.DelayMS) * time.Millisecond,
-			Malformed: rj.Malformed, Times: rj.Times, RetryAfter: rj.RetryAfter})
+			Malformed: rj.Malformed, Times: rj.Times, RetryAfter: rj.RetryAfter, Answer: rj.Answer})
 	case "DELETE /rules":
 		s.ClearRules()
 	case "POST /reset":

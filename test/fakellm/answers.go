@@ -13,6 +13,9 @@ import (
 func (s *Server) answer(c Call, task string) string {
 	switch c.Kind {
 	case llm.KindStep:
+		if c.Markers["composed"] != "" {
+			return composedAnswer(c, task)
+		}
 		return stepAnswer(c, task)
 	case llm.KindSynthesis:
 		return mustJSON(llm.Deliverable{Title: "Fake deliverable", Sections: []llm.Section{
@@ -50,6 +53,22 @@ func stepAnswer(c Call, task string) string {
 	out := llm.StepOutput{Summary: "Fake " + fw + " output for: " + task}
 	for _, h := range heads {
 		out.Sections = append(out.Sections, llm.Section{Heading: h, Content: "Fake " + h + " content for " + fw + "."})
+	}
+	return mustJSON(out)
+}
+
+// composedAnswer writes one step output per framework of a composed call
+// (direct execution): the framework marker joins them with " | ".
+func composedAnswer(c Call, task string) string {
+	var out llm.ComposedOutput
+	for _, fw := range strings.Split(c.Framework, " | ") {
+		var s llm.StepOutput
+		one := c
+		one.Framework, one.Markers = fw, nil
+		if err := json.Unmarshal([]byte(stepAnswer(one, task)), &s); err != nil {
+			panic(err)
+		}
+		out.Steps = append(out.Steps, llm.ComposedStep{Framework: fw, StepOutput: s})
 	}
 	return mustJSON(out)
 }

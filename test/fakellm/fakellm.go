@@ -35,8 +35,10 @@ const DefaultReviewScore = 92
 type Rule struct {
 	// Match is a substring of the call's markers, such as "kind=review",
 	// "framework=SWOT Analysis" or just "SWOT"; "" matches every call.
-	// The markers text is "kind=K framework=F step=S strategy=X chunk=C"
-	// (absent markers left out); embeddings calls are "kind=embeddings".
+	// The markers text is "kind=K framework=F step=S strategy=X chunk=C
+	// composed=N contract=T" (absent markers left out; a composed call's
+	// framework is its frameworks joined by " | "); embeddings calls are
+	// "kind=embeddings".
 	Match string
 	// Status answers with this HTTP status and an error body instead of a
 	// completion (0: a normal answer).
@@ -51,6 +53,9 @@ type Rule struct {
 	Times int
 	// RetryAfter is sent as the Retry-After header with Status.
 	RetryAfter string
+	// Answer, when set, is the content of the answer instead of the
+	// kind's (such as a contract synthesis's JSON).
+	Answer string
 }
 
 // Call is one request the server received.

@@ -70,6 +70,9 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 	if rule.Malformed {
 		content = malformed(c)
 	}
+	if rule.Answer != "" {
+		content = rule.Answer
+	}
 	in := 0
 	for _, m := range req.Messages {
 		in += len(m.Content)
@@ -88,7 +91,7 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 // key order.
 func markersText(m map[string]string) string {
 	var parts []string
-	for _, k := range []string{"kind", "framework", "step", "strategy", "chunk"} {
+	for _, k := range []string{"kind", "framework", "step", "strategy", "chunk", "composed", "contract"} {
 		if v, ok := m[k]; ok {
 			parts = append(parts, k+"="+v)
 		}

@@ -1,0 +1,139 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"svc/domain/workflow"
+	"svc/eventstore"
+)
+
+// BulkLimit is the most workflow ids one bulk action takes.
+const BulkLimit = 20
+
+// Bulk action errors.
+var (
+	ErrNoWorkflowIDs = errors.New("workflow_ids missing or empty")
+	ErrBulkLimit     = errors.New("more than 20 workflow ids")
+)
+
+// CancelWorkflows cancels up to 20 workflows of an org; without Confirm it
+// only previews. Ids of other orgs (and unknown ids) are silently skipped.
+type CancelWorkflows struct {
+	OrgID, KeyID string
+	IDs          []string
+	Force        bool
+	Confirm      bool
+}
+
+// CancelPlan is one workflow a bulk cancel touches or skips.
+type CancelPlan struct {
+	WorkflowID string
+	Status     string // before the cancel
+	Action     string // cancel or force_cancel; "" when skipped
+	Reason     string // why it is skipped
+}
+
+// WorkflowsCancelled is the outcome of CancelWorkflows: the preview's
+// plan, and with Confirm what happened to each.
+type WorkflowsCancelled struct {
+	Affected  []CancelPlan
+	Skipped   []CancelPlan
+	Succeeded []CancelPlan
+	Failed    []CancelPlan
+	Position  eventstore.Position
+}
+
+// CancelWorkflowsHandler handles CancelWorkflows.
+type CancelWorkflowsHandler struct{ store *eventstore.Store }
+
+// NewCancelWorkflowsHandler returns a handler appending to store.
+func NewCancelWorkflowsHandler(store *eventstore.Store) CancelWorkflowsHandler {
+	if store == nil {
+		panic("nil dependency")
+	}
+	return CancelWorkflowsHandler{store: store}
+}
+
+// Handle previews, or cancels each workflow in a transaction of its own
+// (WorkflowCancelled and the slot's release): one workflow's failure does
+// not undo the others'.
+func (h CancelWorkflowsHandler) Handle(ctx context.Context, cmd CancelWorkflows) (WorkflowsCancelled, error) {
+	ids := dedupe(cmd.IDs)
+	if len(ids) == 0 {
+		return WorkflowsCancelled{}, ErrNoWorkflowIDs
+	}
+	if len(ids) > BulkLimit {
+		return WorkflowsCancelled{}, ErrBulkLimit
+	}
+	var out WorkflowsCancelled
+	for _, id := range ids {
+		var p CancelPlan
+		err := eventstore.Retry(ctx, attempts, func() error {
+			return h.store.Transact(ctx, func(tx pgx.Tx) error {
+				wf, err := loadOwned(ctx, h.store, tx, cmd.OrgID, id)
+				if err != nil {
+					return err
+				}
+				p = plan(wf, cmd.Force)
+				if p.Action == "" || !cmd.Confirm {
+					return nil
+				}
+				pos, err := appendWorkflow(ctx, h.store, tx, wf, nil, eventstore.NewEvent{Type: workflow.EventCancelled,
+					Data: workflow.Cancelled{From: wf.Status(), Force: p.Action == "force_cancel", KeyID: cmd.KeyID}})
+				if err != nil {
+					return err
+				}
+				out.Position = pos
+				return releaseSlot(ctx, h.store, tx, wf)
+			})
+		})
+		switch {
+		case errors.Is(err, workflow.ErrNotFound):
+			continue // unknown or another org's: silently skipped
+		case err != nil && ctx.Err() != nil:
+			return WorkflowsCancelled{}, fmt.Errorf("cancel workflows: %w", err)
+		case err != nil:
+			p.WorkflowID, p.Reason = id, "The cancel could not be recorded; retry."
+			out.Failed = append(out.Failed, p)
+		case p.Action == "":
+			out.Skipped = append(out.Skipped, p)
+		case cmd.Confirm:
+			out.Succeeded = append(out.Succeeded, p)
+		default:
+			out.Affected = append(out.Affected, p)
+		}
+	}
+	return out, nil
+}
+
+// plan decides what bulk cancel does to wf.
+func plan(wf *workflow.Workflow, force bool) CancelPlan {
+	p := CancelPlan{WorkflowID: wf.ID(), Status: wf.Status()}
+	switch action := workflow.CancelAction(wf.Status()); {
+	case action == "cancel":
+		p.Action = action
+	case action == "force_cancel" && force:
+		p.Action = action
+	case action == "force_cancel":
+		p.Reason = fmt.Sprintf("The workflow is %s; set force: true to cancel it while it runs.", wf.Status())
+	default:
+		p.Reason = fmt.Sprintf("A workflow in status %s cannot be cancelled.", wf.Status())
+	}
+	return p
+}
+
+func dedupe(ids []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, id := range ids {
+		if id != "" && !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}

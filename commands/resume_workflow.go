@@ -1,0 +1,81 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"svc/domain/workflow"
+	"svc/eventstore"
+)
+
+// ErrResumeConflict is a resume that lost the race to another one.
+var ErrResumeConflict = errors.New("another resume of the workflow is in flight")
+
+// ResumeWorkflow continues a stalled, failed, paused or timed-out workflow
+// from its first step without a result.
+type ResumeWorkflow struct {
+	OrgID, KeyID string
+	Tier         string
+	WorkflowID   string
+	// Approve is the query's approve=true (pending_human_review).
+	Approve          bool
+	RevisionGuidance string
+}
+
+// WorkflowResumed is the outcome of ResumeWorkflow.
+type WorkflowResumed struct {
+	FromStep   int
+	TotalSteps int
+	Position   eventstore.Position
+}
+
+// ResumeWorkflowHandler handles ResumeWorkflow.
+type ResumeWorkflowHandler struct{ store *eventstore.Store }
+
+// NewResumeWorkflowHandler returns a handler appending to store.
+func NewResumeWorkflowHandler(store *eventstore.Store) ResumeWorkflowHandler {
+	if store == nil {
+		panic("nil dependency")
+	}
+	return ResumeWorkflowHandler{store: store}
+}
+
+// Handle appends WorkflowResumed with the version it read (the optimistic
+// lock: a concurrent resume gets ErrResumeConflict), takes the workflow's
+// slot again if it had given it up, and checks the balance covers the
+// remaining steps (only those are charged).
+func (h ResumeWorkflowHandler) Handle(ctx context.Context, cmd ResumeWorkflow) (WorkflowResumed, error) {
+	var out WorkflowResumed
+	err := eventstore.Retry(ctx, attempts, func() error {
+		return h.store.Transact(ctx, func(tx pgx.Tx) error {
+			wf, err := loadOwned(ctx, h.store, tx, cmd.OrgID, cmd.WorkflowID)
+			if err != nil {
+				return err
+			}
+			if wf.Status() == workflow.StatusResuming {
+				return ErrResumeConflict
+			}
+			if err := wf.CheckResume(cmd.Approve); err != nil {
+				return err
+			}
+			next, _ := wf.NextOpen()
+			if err := covers(ctx, h.store, tx, wf, wf.Remaining()); err != nil {
+				return err
+			}
+			if err := takeSlot(ctx, h.store, tx, wf, cmd.Tier); err != nil {
+				return err
+			}
+			out = WorkflowResumed{FromStep: next.Step, TotalSteps: len(wf.Planned().Steps)}
+			out.Position, err = appendWorkflow(ctx, h.store, tx, wf, ErrResumeConflict, eventstore.NewEvent{Type: workflow.EventResumed,
+				Data: workflow.Resumed{From: wf.Status(), FromStep: next.Step, RevisionGuidance: cmd.RevisionGuidance, KeyID: cmd.KeyID}})
+			return err
+		})
+	})
+	if err != nil {
+		return WorkflowResumed{}, fmt.Errorf("resume workflow: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,52 @@
+package httpapi
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"svc/domain/workflow"
+)
+
+// lineageEntry is an entry of lineage's chain.
+type lineageEntry struct {
+	WorkflowID string    `json:"workflow_id"`
+	Status     string    `json:"status"`
+	TaskType   string    `json:"task_type"`
+	TotalSteps int       `json:"total_steps"`
+	CreatedAt  time.Time `json:"created_at"`
+}
+
+// lineage is GET /api/rigor/lineage/{workflow_id}: the chain that ends at
+// the workflow, walked back through prior_workflow_id and answered oldest
+// first, from the read model (or a workflow's stream while it lags).
+func (s *Server) lineage(w http.ResponseWriter, r *http.Request) error {
+	id := strings.TrimSpace(mux.Vars(r)["workflow_id"])
+	if id == "" {
+		return errMissingField("workflow_id").withFix("Call GET /api/rigor/lineage/{workflow_id}.")
+	}
+	p, _ := principalOf(r.Context())
+	views, err := workflow.Lineage(id, func(id string) (workflow.View, error) {
+		return s.workflowView(r.Context(), p.OrgID, id)
+	})
+	switch {
+	case errors.Is(err, workflow.ErrChainDepth):
+		return newError(http.StatusUnprocessableEntity, "chain_depth_exceeded", "The chain of this workflow has more than 10 links.").
+			withDetail("max_depth", workflow.MaxChainDepth)
+	case errors.Is(err, workflow.ErrNotFound):
+		return errWorkflowNotFound(id)
+	case err != nil:
+		return err
+	}
+	chain := make([]lineageEntry, len(views))
+	total := 0
+	for i, v := range views {
+		chain[i] = lineageEntry{WorkflowID: v.WorkflowID, Status: v.Status, TaskType: v.TaskType, TotalSteps: v.TotalSteps, CreatedAt: v.CreatedAt}
+		total += v.TotalSteps
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "chain": chain, "total_steps": total, "chain_depth": len(chain)})
+	return nil
+}

@@ -1,0 +1,217 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"svc/domain/org"
+	"svc/domain/workflow"
+	"svc/projections"
+)
+
+// specStatuses are spec A's workflow statuses, the values the status filter
+// accepts.
+var specStatuses = []string{"pending", "planned", "queued", "executing", "step_executing", "resuming", "quality_review",
+	"interactive_waiting", "pending_approval", "pending_human_review", "approved", "completed", "completed_partial",
+	"failed", "cancelled", "timed_out", "blocked", "halted", "aborted"}
+
+// historyWindow is how far back a tier sees its workflows in full; older
+// rows are listed history_locked, without their task excerpt. 0: unlimited.
+func historyWindow(t org.Tier) time.Duration {
+	switch t {
+	case org.Team, org.Enterprise:
+		return 0
+	case org.Pro:
+		return 180 * 24 * time.Hour
+	}
+	return 30 * 24 * time.Hour
+}
+
+// workflowSummary is a row of GET /api/rigor/workflows.
+type workflowSummary struct {
+	WorkflowID        string     `json:"workflow_id"`
+	Status            string     `json:"status"`
+	TaskType          string     `json:"task_type"`
+	CurrentStep       int        `json:"current_step"`
+	TotalSteps        int        `json:"total_steps"`
+	CreditsCharged    int        `json:"credits_charged"`
+	CreatedAt         time.Time  `json:"created_at"`
+	StartedAt         *time.Time `json:"started_at"`
+	CompletedAt       *time.Time `json:"completed_at"`
+	GeneratedTitle    *string    `json:"generated_title"`
+	HistoryLocked     bool       `json:"history_locked"`
+	CountsTowardLimit bool       `json:"counts_toward_limit"`
+	AvailableActions  []string   `json:"available_actions"`
+	ApprovalStatus    *string    `json:"approval_status,omitempty"`
+	Error             *string    `json:"error,omitempty"`
+	HaltReason        *string    `json:"halt_reason,omitempty"`
+	HaltedAtStep      *int       `json:"halted_at_step,omitempty"`
+	TaskExcerpt       excerpt    `json:"task_excerpt,omitzero"`
+}
+
+// excerpt is task_excerpt: absent on history-locked rows, else a string or
+// null (no description).
+type excerpt struct {
+	shown bool
+	text  string
+}
+
+// IsZero makes omitzero leave the field out when it is not shown.
+func (e excerpt) IsZero() bool { return !e.shown }
+
+// MarshalJSON implements json.Marshaler.
+func (e excerpt) MarshalJSON() ([]byte, error) {
+	if e.text == "" {
+		return []byte("null"), nil
+	}
+	return json.Marshal(e.text)
+}
+
+// workflows is GET /api/rigor/workflows: the org's workflows, newest first,
+// a page at a time, with the total under the filter and the concurrent
+// summary.
+func (s *Server) workflows(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	p, _ := principalOf(ctx)
+	f, err := parseWorkflowFilter(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	f.OrgID = p.OrgID
+	page, err := projections.ListWorkflows(ctx, s.store.Pool(), f)
+	if err != nil {
+		return err
+	}
+	bal, err := projections.Balance(ctx, s.store.Pool(), p.OrgID)
+	if err != nil && !errors.Is(err, projections.ErrNotFound) {
+		return err
+	}
+	window, now := historyWindow(p.Tier), time.Now()
+	rows := make([]workflowSummary, 0, len(page.Workflows))
+	for _, sm := range page.Workflows {
+		row := workflowSummary{WorkflowID: sm.WorkflowID, Status: sm.Status, TaskType: sm.TaskType, CurrentStep: sm.CurrentStep,
+			TotalSteps: sm.TotalSteps, CreditsCharged: sm.CreditsCharged, CreatedAt: sm.CreatedAt.UTC(), StartedAt: utc(sm.StartedAt),
+			CompletedAt: utc(sm.CompletedAt), HistoryLocked: window > 0 && now.Sub(sm.CreatedAt) > window,
+			CountsTowardLimit: sm.CountsTowardLimit, AvailableActions: availableActions(sm.Status),
+			ApprovalStatus: sm.ApprovalStatus, Error: sm.Error, HaltReason: sm.HaltReason, HaltedAtStep: sm.HaltedAtStep}
+		if sm.Title != "" {
+			row.GeneratedTitle = &sm.Title
+		}
+		if !row.HistoryLocked {
+			row.TaskExcerpt = excerpt{shown: true, text: sm.Excerpt}
+		}
+		rows = append(rows, row)
+	}
+	var cursor *string
+	if page.Next != nil {
+		c := page.Next.Encode()
+		cursor = &c
+	}
+	concurrent := map[string]any{"active": page.Active, "limit": nil, "remaining": nil}
+	if limit := workflow.ConcurrentLimit(string(p.Tier)); limit > 0 {
+		concurrent["limit"], concurrent["remaining"] = limit, max(int64(limit)-page.Active, 0)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"ok": true, "request_id": requestID(ctx), "credits_used": 0, "credits_remaining": bal.Balance,
+		"workflows":          rows,
+		"pagination":         map[string]any{"cursor": cursor, "has_more": page.Next != nil, "total_count": page.Total, "limit": f.Limit},
+		"concurrent_summary": concurrent,
+	})
+	return nil
+}
+
+// availableActions lists what bulk cancel can do to a workflow in status.
+func availableActions(status string) []string {
+	if a := workflow.CancelAction(status); a != "" {
+		return []string{a}
+	}
+	return []string{}
+}
+
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// parseWorkflowFilter reads the query of GET /api/rigor/workflows; a bad
+// value is 400 invalid_field naming the parameter.
+func parseWorkflowFilter(q url.Values) (projections.WorkflowFilter, error) {
+	f := projections.WorkflowFilter{Limit: 20, TaskType: strings.TrimSpace(q.Get("task_type")), FolderID: strings.TrimSpace(q.Get("folder_id"))}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 1 || n > 100 {
+			return f, errInvalidField("limit", "must be an integer from 1 to 100.").withDetail("min", 1).withDetail("max", 100)
+		}
+		f.Limit = n
+	}
+	for _, list := range q["status"] {
+		for _, st := range strings.Split(list, ",") {
+			st = strings.TrimSpace(st)
+			if st == "" || slices.Contains(f.Statuses, st) {
+				continue
+			}
+			if !slices.Contains(specStatuses, st) {
+				return f, errInvalidField("status", strconv.Quote(st)+" is not a workflow status.").withDetail("allowed", specStatuses)
+			}
+			f.Statuses = append(f.Statuses, st)
+		}
+	}
+	for _, b := range []struct {
+		name string
+		dst  **time.Time
+	}{{"created_after", &f.CreatedAfter}, {"created_before", &f.CreatedBefore}} {
+		if v := q.Get(b.name); v != "" {
+			t, err := parseTimestamp(v)
+			if err != nil {
+				return f, errInvalidField(b.name, "must be an ISO 8601 timestamp such as 2026-03-01T00:00:00Z.")
+			}
+			*b.dst = &t
+		}
+	}
+	switch v := q.Get("counts_toward_limit"); v {
+	case "":
+	case "true", "false":
+		b := v == "true"
+		f.CountsTowardLimit = &b
+	default:
+		return f, errInvalidField("counts_toward_limit", "must be true or false.")
+	}
+	if v := q.Get("cursor"); v != "" {
+		c, err := projections.DecodeCursor(v)
+		if err != nil {
+			return f, errInvalidField("cursor", "pass pagination.cursor of the previous page unchanged.")
+		}
+		f.After = &c
+	}
+	search := q.Get("q")
+	if utf8.RuneCountInString(search) > projections.MaxSearchLength {
+		return f, errInvalidField("q", "at most 200 characters.").withDetail("max_length", projections.MaxSearchLength)
+	}
+	f.Terms = projections.SearchTerms(search)
+	return f, nil
+}
+
+// parseTimestamp accepts RFC 3339 (a "+" of the offset may arrive decoded
+// as a space), a date-time without offset (UTC) or a date (UTC midnight).
+func parseTimestamp(v string) (time.Time, error) {
+	v = strings.TrimSpace(v)
+	if i := strings.LastIndexByte(v, ' '); i > 0 { // "...T10:00:00 02:00": the + of the offset, unescaped
+		v = v[:i] + "+" + v[i+1:]
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02"} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, errors.New("not an ISO 8601 timestamp")
+}

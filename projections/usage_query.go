@@ -1,0 +1,95 @@
+package projections
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"svc/eventstore"
+)
+
+// UsageCell is an org's net usage in one time bucket for one surface,
+// workspace, key and task type.
+type UsageCell struct {
+	// Bucket is the start of the bucket (UTC).
+	Bucket  time.Time
+	Surface string
+	// WorkspaceID is "" when unknown (a charge with neither workflow nor key).
+	WorkspaceID string
+	// KeyID is the server-resolved key; "" for a browser session.
+	KeyID string
+	// TaskType is "" for charges outside a workflow.
+	TaskType string
+	// Credits is net: refunds are subtracted.
+	Credits int64
+	// Calls counts charges (refunds are not calls).
+	Calls int64
+	// Steps and Workflows count charged steps and workflows that stayed
+	// charged: a refund that returns a workflow's whole charge takes them
+	// back, in its own bucket.
+	Steps, Workflows int64
+}
+
+// UsageUnits are the bucket sizes UsageCells accepts (date_trunc units).
+var UsageUnits = []string{"hour", "day", "week", "month"}
+
+// UsageCells sums an org's usage in [from, to) by bucket of unit (hour,
+// day, week from Monday, month; all in UTC), surface, workspace, key and
+// task type.
+func UsageCells(ctx context.Context, db eventstore.DB, orgID string, from, to time.Time, unit string) ([]UsageCell, error) {
+	known := false
+	for _, u := range UsageUnits {
+		known = known || u == unit
+	}
+	if !known {
+		return nil, fmt.Errorf("usage: unknown bucket unit %q", unit)
+	}
+	rows, err := db.Query(ctx, `SELECT date_trunc($4, at, 'UTC'), surface, coalesce(workspace_id, ''), coalesce(key_id, ''), coalesce(task_type, ''),
+			sum(credits), sum(charges), sum(steps), sum(workflows)
+		FROM usage_charges WHERE org_id = $1 AND at >= $2 AND at < $3
+		GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`, orgID, from, to, unit)
+	if err != nil {
+		return nil, fmt.Errorf("usage: read charges: %w", err)
+	}
+	cells, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (UsageCell, error) {
+		var c UsageCell
+		err := r.Scan(&c.Bucket, &c.Surface, &c.WorkspaceID, &c.KeyID, &c.TaskType, &c.Credits, &c.Calls, &c.Steps, &c.Workflows)
+		c.Bucket = c.Bucket.UTC()
+		return c, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("usage: read charges: %w", err)
+	}
+	return cells, nil
+}
+
+// UsageNames returns the display names of an org's keys (label, or prefix
+// without one) and workspaces, by id.
+func UsageNames(ctx context.Context, db eventstore.DB, orgID string) (keys, workspaces map[string]string, err error) {
+	keys, workspaces = map[string]string{}, map[string]string{}
+	if err := collectNames(ctx, db, keys, `SELECT key_id::text, coalesce(nullif(label, ''), prefix) FROM api_keys WHERE org_id = $1`, orgID); err != nil {
+		return nil, nil, fmt.Errorf("usage: key names: %w", err)
+	}
+	if err := collectNames(ctx, db, workspaces, `SELECT id::text, name FROM workspaces WHERE org_id = $1`, orgID); err != nil {
+		return nil, nil, fmt.Errorf("usage: workspace names: %w", err)
+	}
+	return keys, workspaces, nil
+}
+
+func collectNames(ctx context.Context, db eventstore.DB, into map[string]string, sql, orgID string) error {
+	rows, err := db.Query(ctx, sql, orgID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, name string
+		if err := rows.Scan(&id, &name); err != nil {
+			return err
+		}
+		into[id] = name
+	}
+	return rows.Err()
+}

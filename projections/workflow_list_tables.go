@@ -1,0 +1,111 @@
+package projections
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"svc/domain/workflow"
+)
+
+// The workflows projection's tables for the listing (workflow_list.go),
+// beside the workflows table itself.
+
+// searchTable holds each workflow's title and task description, lowercased,
+// for the q search, with the columns of the listing that never change. It is
+// written once per workflow, so its trigram index costs nothing on the
+// updates every step makes to the workflows table. The GIN index holds the
+// org and the task type too (btree_gin, migration 0006), so that a search
+// rechecks the candidates of one org only.
+var searchTable = Table{
+	Name: "workflow_search",
+	DDL: `workflow_id text PRIMARY KEY,
+		org_id uuid NOT NULL,
+		task_type text NOT NULL,
+		created_at timestamptz NOT NULL,
+		search text NOT NULL`,
+	Indexes: []string{
+		`CREATE INDEX {{table}}_trgm ON {{table}} USING gin (org_id, task_type, search gin_trgm_ops)`,
+		`CREATE INDEX {{table}}_org ON {{table}} (org_id, created_at DESC, workflow_id DESC)`,
+	},
+}
+
+// countsTable counts each org's workflows per status, so that the listing's
+// total_count without search or dates, and the active count, cost one
+// row per status rather than a row per workflow. Rows at zero are deleted
+// (a rebuild never creates them).
+var countsTable = Table{
+	Name: "workflow_counts",
+	DDL: `org_id uuid NOT NULL,
+		status text NOT NULL,
+		counts_toward_limit boolean NOT NULL,
+		n bigint NOT NULL,
+		PRIMARY KEY (org_id, status)`,
+	Storage: "fillfactor = 50",
+}
+
+// searchText is what q terms are matched against: the title and the
+// description, lowercased here (Unicode rules, whatever the database's
+// locale), separated by a newline, which no term contains.
+func searchText(title, description string) string {
+	return strings.ToLower(title) + "\n" + strings.ToLower(description)
+}
+
+func queueSearch(b *pgx.Batch, table string, wf *workflow.Workflow) {
+	p, v := wf.Planned(), wf.View(false)
+	b.Queue(`INSERT INTO `+table+` (workflow_id, org_id, task_type, created_at, search) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (workflow_id) DO NOTHING`,
+		p.WorkflowID, p.OrgID, v.TaskType, v.CreatedAt, searchText(p.Title, p.Description))
+}
+
+// queueCounts adds to b what the batch changes in the status counts: the
+// statuses the workflows had before it (read now, before b runs) count one
+// less, the ones they have now one more.
+func queueCounts(ctx context.Context, tx pgx.Tx, t Tables, b *pgx.Batch, wfs []*workflow.Workflow) error {
+	if len(wfs) == 0 {
+		return nil
+	}
+	type key struct {
+		org, status string
+		active      bool
+	}
+	delta := map[key]int64{}
+	var order []key
+	add := func(k key, d int64) {
+		if _, ok := delta[k]; !ok {
+			order = append(order, k)
+		}
+		delta[k] += d
+	}
+	ids := make([]string, len(wfs))
+	for i, wf := range wfs {
+		ids[i] = wf.Planned().WorkflowID
+	}
+	rows, err := tx.Query(ctx, `SELECT org_id::text, status, counts_toward_limit FROM `+t.Of("workflows")+` WHERE workflow_id = ANY($1)`, ids)
+	if err != nil {
+		return fmt.Errorf("workflow counts: %w", err)
+	}
+	var old key
+	_, err = pgx.ForEachRow(rows, []any{&old.org, &old.status, &old.active}, func() error { add(old, -1); return nil })
+	if err != nil {
+		return fmt.Errorf("workflow counts: %w", err)
+	}
+	for _, wf := range wfs {
+		add(key{wf.Planned().OrgID, wf.Status(), workflow.Active(wf.Status())}, 1)
+	}
+	table := t.Of(countsTable.Name)
+	for _, k := range order {
+		switch d := delta[k]; {
+		case d > 0:
+			b.Queue(`INSERT INTO `+table+` AS c (org_id, status, counts_toward_limit, n) VALUES ($1, $2, $3, $4)
+				ON CONFLICT (org_id, status) DO UPDATE SET n = c.n + excluded.n, counts_toward_limit = excluded.counts_toward_limit`,
+				k.org, k.status, k.active, d)
+		case d < 0:
+			b.Queue(`UPDATE `+table+` SET n = n + $3 WHERE org_id = $1 AND status = $2`, k.org, k.status, d)
+			b.Queue(`DELETE FROM `+table+` WHERE org_id = $1 AND status = $2 AND n = 0`, k.org, k.status)
+		}
+	}
+	return nil
+}
