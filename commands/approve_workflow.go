@@ -58,30 +58,25 @@ func (h ApproveWorkflowHandler) Handle(ctx context.Context, cmd ApproveWorkflow)
 		cmd.AgentID = "board_chair"
 	}
 	var out WorkflowDecided
-	err := eventstore.Retry(ctx, attempts, func() error {
-		return h.store.Transact(ctx, func(tx pgx.Tx) error {
-			wf, err := loadOwned(ctx, h.store, tx, cmd.OrgID, cmd.WorkflowID)
-			if err != nil {
-				return err
-			}
-			gate := wf.PendingGate()
-			if gate < 0 {
-				return fmt.Errorf("%w: %s", workflow.ErrInvalidStatus, wf.Status())
-			}
-			d := workflow.Decision{Gate: gate, Notes: cmd.Notes, AgentID: cmd.AgentID, KeyID: cmd.KeyID}
-			out = WorkflowDecided{Status: workflow.StatusApproved, Gate: gate}
-			typ := workflow.EventApproved
-			if cmd.Decision == DecisionRejected {
-				typ, out.Status = workflow.EventRejected, workflow.StatusFailed
-			}
-			if out.Position, err = appendWorkflow(ctx, h.store, tx, wf, nil, eventstore.NewEvent{Type: typ, Data: d}); err != nil {
-				return err
-			}
-			if cmd.Decision == DecisionRejected {
-				return releaseSlot(ctx, h.store, tx, wf)
-			}
-			return nil
-		})
+	err := onWorkflow(ctx, h.store, cmd.OrgID, cmd.WorkflowID, func(tx pgx.Tx, wf *workflow.Workflow) error {
+		var err error
+		gate := wf.PendingGate()
+		if gate < 0 {
+			return fmt.Errorf("%w: %s", workflow.ErrInvalidStatus, wf.Status())
+		}
+		d := workflow.Decision{Gate: gate, Notes: cmd.Notes, AgentID: cmd.AgentID, KeyID: cmd.KeyID}
+		out = WorkflowDecided{Status: workflow.StatusApproved, Gate: gate}
+		typ := workflow.EventApproved
+		if cmd.Decision == DecisionRejected {
+			typ, out.Status = workflow.EventRejected, workflow.StatusFailed
+		}
+		if out.Position, err = appendWorkflow(ctx, h.store, tx, wf, nil, eventstore.NewEvent{Type: typ, Data: d}); err != nil {
+			return err
+		}
+		if cmd.Decision == DecisionRejected {
+			return releaseSlot(ctx, h.store, tx, wf)
+		}
+		return nil
 	})
 	if err != nil {
 		return WorkflowDecided{}, fmt.Errorf("approve workflow: %w", err)

@@ -72,24 +72,18 @@ func (h CancelWorkflowsHandler) Handle(ctx context.Context, cmd CancelWorkflows)
 	var out WorkflowsCancelled
 	for _, id := range ids {
 		var p CancelPlan
-		err := eventstore.Retry(ctx, attempts, func() error {
-			return h.store.Transact(ctx, func(tx pgx.Tx) error {
-				wf, err := loadOwned(ctx, h.store, tx, cmd.OrgID, id)
-				if err != nil {
-					return err
-				}
-				p = plan(wf, cmd.Force)
-				if p.Action == "" || !cmd.Confirm {
-					return nil
-				}
-				pos, err := appendWorkflow(ctx, h.store, tx, wf, nil, eventstore.NewEvent{Type: workflow.EventCancelled,
-					Data: workflow.Cancelled{From: wf.Status(), Force: p.Action == "force_cancel", KeyID: cmd.KeyID}})
-				if err != nil {
-					return err
-				}
-				out.Position = pos
-				return releaseSlot(ctx, h.store, tx, wf)
-			})
+		err := onWorkflow(ctx, h.store, cmd.OrgID, id, func(tx pgx.Tx, wf *workflow.Workflow) error {
+			p = plan(wf, cmd.Force)
+			if p.Action == "" || !cmd.Confirm {
+				return nil
+			}
+			pos, err := appendWorkflow(ctx, h.store, tx, wf, nil, eventstore.NewEvent{Type: workflow.EventCancelled,
+				Data: workflow.Cancelled{From: wf.Status(), Force: p.Action == "force_cancel", KeyID: cmd.KeyID}})
+			if err != nil {
+				return err
+			}
+			out.Position = pos
+			return releaseSlot(ctx, h.store, tx, wf)
 		})
 		switch {
 		case errors.Is(err, workflow.ErrNotFound):

@@ -31,6 +31,20 @@ func loadOwned(ctx context.Context, store *eventstore.Store, tx pgx.Tx, orgID, i
 	return wf, nil
 }
 
+// onWorkflow runs fn on workflow id of orgID inside a transaction, again
+// (reloaded) when a version conflict on another stream rolled it back.
+func onWorkflow(ctx context.Context, store *eventstore.Store, orgID, id string, fn func(tx pgx.Tx, wf *workflow.Workflow) error) error {
+	return eventstore.Retry(ctx, attempts, func() error {
+		return store.Transact(ctx, func(tx pgx.Tx) error {
+			wf, err := loadOwned(ctx, store, tx, orgID, id)
+			if err != nil {
+				return err
+			}
+			return fn(tx, wf)
+		})
+	})
+}
+
 // appendWorkflow appends events to wf's stream with its expected version.
 // A conflict on that stream is returned as conflict (resume_conflict,
 // concurrent_step) instead of being retried; with a nil conflict it stays

@@ -49,30 +49,25 @@ func NewResumeWorkflowHandler(store *eventstore.Store) ResumeWorkflowHandler {
 // remaining steps (only those are charged).
 func (h ResumeWorkflowHandler) Handle(ctx context.Context, cmd ResumeWorkflow) (WorkflowResumed, error) {
 	var out WorkflowResumed
-	err := eventstore.Retry(ctx, attempts, func() error {
-		return h.store.Transact(ctx, func(tx pgx.Tx) error {
-			wf, err := loadOwned(ctx, h.store, tx, cmd.OrgID, cmd.WorkflowID)
-			if err != nil {
-				return err
-			}
-			if wf.Status() == workflow.StatusResuming {
-				return ErrResumeConflict
-			}
-			if err := wf.CheckResume(cmd.Approve); err != nil {
-				return err
-			}
-			next, _ := wf.NextOpen()
-			if err := covers(ctx, h.store, tx, wf, wf.Remaining()); err != nil {
-				return err
-			}
-			if err := takeSlot(ctx, h.store, tx, wf, cmd.Tier); err != nil {
-				return err
-			}
-			out = WorkflowResumed{FromStep: next.Step, TotalSteps: len(wf.Planned().Steps)}
-			out.Position, err = appendWorkflow(ctx, h.store, tx, wf, ErrResumeConflict, eventstore.NewEvent{Type: workflow.EventResumed,
-				Data: workflow.Resumed{From: wf.Status(), FromStep: next.Step, RevisionGuidance: cmd.RevisionGuidance, KeyID: cmd.KeyID}})
+	err := onWorkflow(ctx, h.store, cmd.OrgID, cmd.WorkflowID, func(tx pgx.Tx, wf *workflow.Workflow) error {
+		var err error
+		if wf.Status() == workflow.StatusResuming {
+			return ErrResumeConflict
+		}
+		if err := wf.CheckResume(cmd.Approve); err != nil {
 			return err
-		})
+		}
+		next, _ := wf.NextOpen()
+		if err := covers(ctx, h.store, tx, wf, wf.Remaining()); err != nil {
+			return err
+		}
+		if err := takeSlot(ctx, h.store, tx, wf, cmd.Tier); err != nil {
+			return err
+		}
+		out = WorkflowResumed{FromStep: next.Step, TotalSteps: len(wf.Planned().Steps)}
+		out.Position, err = appendWorkflow(ctx, h.store, tx, wf, ErrResumeConflict, eventstore.NewEvent{Type: workflow.EventResumed,
+			Data: workflow.Resumed{From: wf.Status(), FromStep: next.Step, RevisionGuidance: cmd.RevisionGuidance, KeyID: cmd.KeyID}})
+		return err
 	})
 	if err != nil {
 		return WorkflowResumed{}, fmt.Errorf("resume workflow: %w", err)
