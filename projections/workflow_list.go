@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,11 +38,7 @@ func SearchTerms(q string) []string {
 		if len(terms) == MaxSearchTerms {
 			break
 		}
-		dup := false
-		for _, t := range terms {
-			dup = dup || t == f
-		}
-		if !dup {
+		if !slices.Contains(terms, f) {
 			terms = append(terms, f)
 		}
 	}

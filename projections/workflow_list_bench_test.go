@@ -106,6 +106,8 @@ func BenchmarkWorkflowList(b *testing.B) {
 		ORDER BY created_at DESC, workflow_id DESC OFFSET $2 LIMIT 1`, big, n/5*9/10).Scan(&deep.CreatedAt, &deep.WorkflowID); err != nil {
 		b.Fatal(err)
 	}
+	// the rows span created_at from 2026-01-01 over n*5 seconds: the last tenth
+	lastTenth := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(n) * 5 * time.Second * 9 / 10)
 	terms := projections.SearchTerms("churn interviews")  // words 26 and 42: each in a few % of the rows
 	common := projections.SearchTerms("customer")         // word 6: in about a third of the rows
 	rare := projections.SearchTerms("o'brien snake_case") // two of the rarest words, together
@@ -121,6 +123,7 @@ func BenchmarkWorkflowList(b *testing.B) {
 		{"q-rare", projections.WorkflowFilter{Terms: rare}},
 		{"q-common", projections.WorkflowFilter{Terms: common}},
 		{"active", projections.WorkflowFilter{CountsTowardLimit: new(true)}},
+		{"created_after", projections.WorkflowFilter{CreatedAfter: &lastTenth}},
 		{"deep-cursor", projections.WorkflowFilter{After: &deep}},
 		{"deep-cursor+status", projections.WorkflowFilter{After: &deep, Statuses: []string{"failed", "halted"}}},
 	} {

@@ -20,7 +20,8 @@ import (
 type listFlow struct {
 	title, description, taskType string
 	// then is what happens after the plan: "" (planned), "queued",
-	// "executing", "completed", "failed", "halted", "cancelled".
+	// "executing", "completed", "failed", "halted", "cancelled", or one of
+	// the workflow-control flows of controlEvents.
 	then string
 }
 
@@ -41,7 +42,11 @@ func appendFlow(t *testing.T, org string, f listFlow) string {
 		TaskType: f.taskType, ValueClass: "operational", Title: f.title, Description: f.description, RigorLevel: "standard",
 		TotalSteps: 2, Credits: 730, Execution: "standard", Steps: listSteps})}
 	if f.then != "" {
-		events = append(events, ev(workflow.EventQueued, workflow.Queued{WorkflowID: id, OrgID: org, Tier: "free", Mode: "full",
+		mode := workflow.ModeFull
+		if slices.Contains([]string{"interactive", "aborted", "timed_out", "step_executing"}, f.then) {
+			mode = workflow.ModeInteractive
+		}
+		events = append(events, ev(workflow.EventQueued, workflow.Queued{WorkflowID: id, OrgID: org, Tier: "free", Mode: mode,
 			Delivery: workflow.Delivery{Method: "polling"}, Estimated: 730}))
 	}
 	switch f.then {
@@ -65,6 +70,7 @@ func appendFlow(t *testing.T, org string, f listFlow) string {
 	case "halted":
 		events = append(events, ev(workflow.EventHalted, workflow.Halted{Step: 1, Reason: "connection_failure", BlockingIssues: []string{"x"}}))
 	}
+	events = append(events, controlEvents(f.then, ev)...)
 	// one append per event: the live projection sees the stream's tail
 	// in later batches than its head
 	for i, e := range events {
@@ -341,7 +347,8 @@ func TestWorkflowsRebuildEqualsLive(t *testing.T) {
 	r := newRunner(t, ps, projections.WithBatch(2))
 	for o := range 3 {
 		org := uuid.NewString()
-		for i, then := range []string{"", "queued", "executing", "completed", "failed", "halted", "cancelled"} {
+		flows := append([]string{"", "queued", "executing", "completed", "failed", "halted", "cancelled"}, controlFlows...)
+		for i, then := range flows {
 			appendFlow(t, org, listFlow{fmt.Sprintf("Flow %d-%d", o, i), "Rebuild me " + then, "strategy", then})
 			if i%2 == 0 {
 				catchUp(t, r) // the live model applies the log in many small steps
@@ -350,11 +357,11 @@ func TestWorkflowsRebuildEqualsLive(t *testing.T) {
 	}
 	catchUp(t, r)
 	live := dump(t, ps)
-	if len(live["workflows"]) != 21 || len(live["workflow_search"]) != 21 {
+	if n := 3 * (7 + len(controlFlows)); len(live["workflows"]) != n || len(live["workflow_search"]) != n {
 		t.Fatalf("live model: %d workflows, %d search rows", len(live["workflows"]), len(live["workflow_search"]))
 	}
 	var sum, zero int64
-	if err := db.Pool.QueryRow(context.Background(), "SELECT sum(n), count(*) FILTER (WHERE n = 0) FROM workflow_counts").Scan(&sum, &zero); err != nil || sum != 21 || zero != 0 {
+	if err := db.Pool.QueryRow(context.Background(), "SELECT sum(n), count(*) FILTER (WHERE n = 0) FROM workflow_counts").Scan(&sum, &zero); err != nil || sum != int64(3*(7+len(controlFlows))) || zero != 0 {
 		t.Fatalf("status counts: sum %d, %d rows at zero, %v", sum, zero, err)
 	}
 	if _, err := projections.NewRunner(store, quiet, ps, projections.WithBatch(7)).Rebuild(context.Background(), ps[0], nil); err != nil {
@@ -363,4 +370,39 @@ func TestWorkflowsRebuildEqualsLive(t *testing.T) {
 	if rebuilt := dump(t, ps); !reflect.DeepEqual(live, rebuilt) {
 		t.Fatalf("rebuilt model differs from the live one:\nlive    %v\nrebuilt %v", live, rebuilt)
 	}
+}
+
+// controlFlows are the workflow-control flows of controlEvents.
+var controlFlows = []string{"pending_approval", "approved", "rejected", "interactive", "aborted", "timed_out", "resumed", "step_executing"}
+
+// controlEvents are the events after WorkflowQueued of a control flow
+// (nil for the other flows); the interactive ones are queued interactive.
+func controlEvents(then string, ev func(string, any) eventstore.NewEvent) []eventstore.NewEvent {
+	step1 := ev(workflow.EventStepCompleted, workflow.StepCompleted{Step: 1, Name: "Desk Research", Kind: workflow.KindResearch, Summary: "s", Credits: 200})
+	gate := ev(workflow.EventApprovalRequested, workflow.ApprovalRequested{Gate: 1, Step: 2,
+		Deliverable: &workflow.Deliverable{Title: "T", Sections: []workflow.Section{{Heading: "Desk Research", Content: "s"}}}})
+	started := ev(workflow.EventStarted, workflow.Started{Worker: "w"})
+	switch then {
+	case "pending_approval":
+		return []eventstore.NewEvent{started, step1, gate}
+	case "approved":
+		return []eventstore.NewEvent{started, step1, gate, ev(workflow.EventApproved, workflow.Decision{Gate: 1, Notes: "ok", AgentID: "board_chair"})}
+	case "rejected":
+		return []eventstore.NewEvent{started, step1, gate, ev(workflow.EventRejected, workflow.Decision{Gate: 1, Notes: "no", AgentID: "board_chair"})}
+	case "interactive", "aborted", "timed_out", "step_executing":
+		out := []eventstore.NewEvent{ev(workflow.EventStepSkipped, workflow.StepSkipped{Step: 1, Name: "Desk Research"})}
+		switch then {
+		case "aborted":
+			out = append(out, ev(workflow.EventAborted, workflow.Aborted{StepsCompleted: 0, TotalSteps: 2}))
+		case "timed_out":
+			out = append(out, ev(workflow.EventTimedOut, workflow.TimedOut{IdleSeconds: 1900}))
+		case "step_executing":
+			out = append(out, ev(workflow.EventStepRequested, workflow.StepRequested{Step: 2, Name: "Synthesis", Feedback: "f"}))
+		}
+		return out
+	case "resumed":
+		return []eventstore.NewEvent{started, ev(workflow.EventFailed, workflow.Failed{Code: "provider_exhausted", Error: "e", Step: 1}),
+			ev(workflow.EventResumed, workflow.Resumed{From: "failed", FromStep: 1, RevisionGuidance: "g"})}
+	}
+	return nil
 }
