@@ -71,20 +71,26 @@ func (h CancelWorkflowsHandler) Handle(ctx context.Context, cmd CancelWorkflows)
 	}
 	var out WorkflowsCancelled
 	for _, id := range ids {
-		var p CancelPlan
+		var (
+			p   CancelPlan
+			pos eventstore.Position
+		)
 		err := onWorkflow(ctx, h.store, cmd.OrgID, id, func(tx pgx.Tx, wf *workflow.Workflow) error {
 			p = plan(wf, cmd.Force)
 			if p.Action == "" || !cmd.Confirm {
 				return nil
 			}
-			pos, err := appendWorkflow(ctx, h.store, tx, wf, nil, eventstore.NewEvent{Type: workflow.EventCancelled,
+			var err error
+			pos, err = appendWorkflow(ctx, h.store, tx, wf, nil, eventstore.NewEvent{Type: workflow.EventCancelled,
 				Data: workflow.Cancelled{From: wf.Status(), Force: p.Action == "force_cancel", KeyID: cmd.KeyID}})
 			if err != nil {
 				return err
 			}
-			out.Position = pos
 			return releaseSlot(ctx, h.store, tx, wf)
 		})
+		if err == nil && p.Action != "" && cmd.Confirm {
+			out.Position = pos // only a committed cancel is waited for
+		}
 		switch {
 		case errors.Is(err, workflow.ErrNotFound):
 			continue // unknown or another org's: silently skipped

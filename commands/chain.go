@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -29,11 +28,7 @@ func (h ExecuteWorkflowHandler) chain(ctx context.Context, tx pgx.Tx, cmd Execut
 			return fmt.Errorf("context field %q: %w", f, ErrUnknownContextField)
 		}
 	}
-	events, err := h.store.LoadFrom(ctx, tx, workflow.Stream(cmd.PriorWorkflowID), 0)
-	if err != nil {
-		return fmt.Errorf("load prior workflow: %w", err)
-	}
-	prior, err := workflow.Load(events)
+	prior, err := loadOwned(ctx, h.store, tx, cmd.OrgID, cmd.PriorWorkflowID)
 	if errors.Is(err, workflow.ErrNotFound) {
 		return workflow.ErrPriorNotFound
 	}
@@ -65,11 +60,7 @@ var (
 // wantsDirect reports whether the plan would run direct: selected by the
 // planner or asked for in its preferences.
 func wantsDirect(p workflow.Planned) bool {
-	var prefs struct {
-		Execution string `json:"execution"`
-	}
-	_ = json.Unmarshal(p.Preferences, &prefs)
-	return p.Execution == "direct" || prefs.Execution == "direct"
+	return p.Execution == workflow.ExecutionDirect || p.RequestedExecution() == workflow.ExecutionDirect
 }
 
 func notEligible(field string) workflow.Warning {

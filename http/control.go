@@ -54,6 +54,9 @@ func (s *Server) step(w http.ResponseWriter, r *http.Request) error {
 	id := *body.WorkflowID
 	res, err := s.stepWorkflow.Handle(r.Context(), commands.StepWorkflow{OrgID: p.OrgID, KeyID: p.KeyID, WorkflowID: id,
 		Action: *body.Action, Feedback: body.Feedback})
+	if errors.Is(err, workflow.ErrSessionExpired) {
+		s.waitFor(r.Context(), res.Position, "workflows") // the timeout is committed: listings show it with the 410
+	}
 	if err != nil {
 		return stepError(err)
 	}
@@ -65,15 +68,13 @@ func (s *Server) step(w http.ResponseWriter, r *http.Request) error {
 		out["step"] = map[string]any{"index": res.Step.Step - 1, "name": res.Step.Name}
 		out["poll_url"] = s.cfg.BaseURL + "/api/rigor/status/" + id
 		out["message"] = "Step " + strconv.Itoa(res.Step.Step) + " (" + res.Step.Name + ") is running; poll the status until it is interactive_waiting again."
-	case commands.StepSkip:
-		out["status"] = workflow.StatusInteractiveWaiting
+	case commands.StepSkip: // status: interactive_waiting, or executing once the last step is skipped
 		out["step_executed"] = map[string]any{"step": res.Step.Step, "name": res.Step.Name, "status": "skipped"}
 		out["next_step"] = nil
 		if res.HasNext {
 			out["next_step"] = map[string]any{"index": res.NextStep.Step - 1, "name": res.NextStep.Name}
 		} else {
 			s.kicker.Kick(id) // the last step was skipped: the run ends
-			out["status"] = res.Status
 		}
 		out["steps_completed"], out["total_steps"] = res.StepsCompleted, res.TotalSteps
 	case commands.StepAbort:

@@ -3,6 +3,7 @@ package projections
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -39,11 +40,7 @@ var UsageUnits = []string{"hour", "day", "week", "month"}
 // day, week from Monday, month; all in UTC), surface, workspace, key and
 // task type.
 func UsageCells(ctx context.Context, db eventstore.DB, orgID string, from, to time.Time, unit string) ([]UsageCell, error) {
-	known := false
-	for _, u := range UsageUnits {
-		known = known || u == unit
-	}
-	if !known {
+	if !slices.Contains(UsageUnits, unit) {
 		return nil, fmt.Errorf("usage: unknown bucket unit %q", unit)
 	}
 	rows, err := db.Query(ctx, `SELECT date_trunc($4, at, 'UTC'), surface, coalesce(workspace_id, ''), coalesce(key_id, ''), coalesce(task_type, ''),

@@ -1,8 +1,6 @@
 package projections
 
 import (
-	"context"
-	"fmt"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -60,17 +58,15 @@ func queueSearch(b *pgx.Batch, table string, wf *workflow.Workflow) {
 		p.WorkflowID, p.OrgID, v.TaskType, v.CreatedAt, searchText(p.Title, p.Description))
 }
 
-// queueCounts adds to b what the batch changes in the status counts: the
-// statuses the workflows had before it (read now, before b runs) count one
-// less, the ones they have now one more.
-func queueCounts(ctx context.Context, tx pgx.Tx, t Tables, b *pgx.Batch, wfs []*workflow.Workflow) error {
-	if len(wfs) == 0 {
-		return nil
-	}
-	type key struct {
-		org, status string
-		active      bool
-	}
+// statusMove is a workflow's status before a batch ("" for a new
+// workflow) and after it.
+type statusMove struct{ org, before, after string }
+
+// queueCounts adds to b what the batch changes in the status counts: each
+// workflow's status before the batch counts one less, the one after it one
+// more. A batch that moves no workflow to another status writes nothing.
+func queueCounts(b *pgx.Batch, t Tables, moves []statusMove) {
+	type key struct{ org, status string }
 	delta := map[key]int64{}
 	var order []key
 	add := func(k key, d int64) {
@@ -79,33 +75,22 @@ func queueCounts(ctx context.Context, tx pgx.Tx, t Tables, b *pgx.Batch, wfs []*
 		}
 		delta[k] += d
 	}
-	ids := make([]string, len(wfs))
-	for i, wf := range wfs {
-		ids[i] = wf.Planned().WorkflowID
-	}
-	rows, err := tx.Query(ctx, `SELECT org_id::text, status, counts_toward_limit FROM `+t.Of("workflows")+` WHERE workflow_id = ANY($1)`, ids)
-	if err != nil {
-		return fmt.Errorf("workflow counts: %w", err)
-	}
-	var old key
-	_, err = pgx.ForEachRow(rows, []any{&old.org, &old.status, &old.active}, func() error { add(old, -1); return nil })
-	if err != nil {
-		return fmt.Errorf("workflow counts: %w", err)
-	}
-	for _, wf := range wfs {
-		add(key{wf.Planned().OrgID, wf.Status(), workflow.Active(wf.Status())}, 1)
+	for _, m := range moves {
+		if m.before != "" {
+			add(key{m.org, m.before}, -1)
+		}
+		add(key{m.org, m.after}, 1)
 	}
 	table := t.Of(countsTable.Name)
 	for _, k := range order {
 		switch d := delta[k]; {
 		case d > 0:
 			b.Queue(`INSERT INTO `+table+` AS c (org_id, status, counts_toward_limit, n) VALUES ($1, $2, $3, $4)
-				ON CONFLICT (org_id, status) DO UPDATE SET n = c.n + excluded.n, counts_toward_limit = excluded.counts_toward_limit`,
-				k.org, k.status, k.active, d)
+				ON CONFLICT (org_id, status) DO UPDATE SET n = c.n + excluded.n`,
+				k.org, k.status, workflow.Active(k.status), d)
 		case d < 0:
 			b.Queue(`UPDATE `+table+` SET n = n + $3 WHERE org_id = $1 AND status = $2`, k.org, k.status, d)
 			b.Queue(`DELETE FROM `+table+` WHERE org_id = $1 AND status = $2 AND n = 0`, k.org, k.status)
 		}
 	}
-	return nil
 }

@@ -360,9 +360,15 @@ func TestWorkflowsRebuildEqualsLive(t *testing.T) {
 	if n := 3 * (7 + len(controlFlows)); len(live["workflows"]) != n || len(live["workflow_search"]) != n {
 		t.Fatalf("live model: %d workflows, %d search rows", len(live["workflows"]), len(live["workflow_search"]))
 	}
-	var sum, zero int64
+	var sum, zero, off int64
 	if err := db.Pool.QueryRow(context.Background(), "SELECT sum(n), count(*) FILTER (WHERE n = 0) FROM workflow_counts").Scan(&sum, &zero); err != nil || sum != int64(3*(7+len(controlFlows))) || zero != 0 {
 		t.Fatalf("status counts: sum %d, %d rows at zero, %v", sum, zero, err)
+	}
+	// every count is that of the rows, per org and status
+	if err := db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM workflow_counts c
+		FULL JOIN (SELECT org_id, status, bool_or(counts_toward_limit) AS active, count(*) AS n FROM workflows GROUP BY 1, 2) w USING (org_id, status)
+		WHERE c.n IS DISTINCT FROM w.n OR c.counts_toward_limit IS DISTINCT FROM w.active`).Scan(&off); err != nil || off != 0 {
+		t.Fatalf("status counts: %d (org, status) pairs differ from the rows, %v", off, err)
 	}
 	if _, err := projections.NewRunner(store, quiet, ps, projections.WithBatch(7)).Rebuild(context.Background(), ps[0], nil); err != nil {
 		t.Fatal(err)

@@ -65,7 +65,6 @@ func (Workflows) Tables() []Table {
 			`CREATE INDEX {{table}}_org_status ON {{table}} (org_id, status, created_at DESC, workflow_id DESC)`,
 			`CREATE INDEX {{table}}_org_task_type ON {{table}} (org_id, task_type, created_at DESC, workflow_id DESC) INCLUDE (status, counts_toward_limit)`,
 			`CREATE INDEX {{table}}_runnable ON {{table}} (updated_at) WHERE status IN ` + runnableStatuses,
-			`CREATE INDEX {{table}}_task_type ON {{table}} (task_type, status)`,
 		},
 		Storage: "fillfactor = 80",
 	}, searchTable, countsTable}
@@ -74,45 +73,32 @@ func (Workflows) Tables() []Table {
 // Apply implements Projection: each workflow the batch touches is folded
 // up to its last event in the batch and its row replaced.
 func (Workflows) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []eventstore.Event) error {
-	type touched struct {
-		events []eventstore.Event
-		last   int64
-	}
-	byID := map[string]*touched{}
+	byID := map[string][]eventstore.Event{}
 	var order []string
 	for _, e := range events {
 		if !strings.HasPrefix(e.StreamID, "workflow-") {
 			continue
 		}
 		id := strings.TrimPrefix(e.StreamID, "workflow-")
-		tw, ok := byID[id]
-		if !ok {
-			tw = &touched{}
-			byID[id] = tw
+		if _, ok := byID[id]; !ok {
 			order = append(order, id)
 		}
-		tw.events = append(tw.events, e)
-		tw.last = e.Version
+		byID[id] = append(byID[id], e)
 	}
 	table := t.Of("workflows")
 	b := &pgx.Batch{}
-	var loaded []*workflow.Workflow
+	var moves []statusMove
 	for _, id := range order {
-		tw := byID[id]
-		stream := tw.events
-		if stream[0].Version != 0 { // the batch holds the tail: read the head from the log
-			all, err := eventstore.ReadStream(ctx, tx, workflow.Stream(id), 0)
-			if err != nil {
+		tail := byID[id]
+		var head []eventstore.Event
+		first := tail[0].Version
+		if first != 0 { // the batch holds the tail: read the head from the log
+			var err error
+			if head, err = eventstore.ReadRange(ctx, tx, workflow.Stream(id), 0, first-1); err != nil {
 				return err
 			}
-			stream = stream[:0:0]
-			for _, e := range all {
-				if e.Version <= tw.last {
-					stream = append(stream, e)
-				}
-			}
 		}
-		wf, err := workflow.Load(stream)
+		wf, before, err := foldWorkflow(head, tail)
 		if errors.Is(err, workflow.ErrNotFound) {
 			continue
 		}
@@ -120,15 +106,33 @@ func (Workflows) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []events
 			return err
 		}
 		queueRow(b, table, wf)
-		if tw.events[0].Version == 0 { // title and description are set once, by the plan
+		if first == 0 { // title and description are set once, by the plan
 			queueSearch(b, t.Of(searchTable.Name), wf)
 		}
-		loaded = append(loaded, wf)
+		moves = append(moves, statusMove{org: wf.OrgID(), before: before, after: wf.Status()})
 	}
-	if err := queueCounts(ctx, tx, t, b, loaded); err != nil {
-		return err
-	}
+	queueCounts(b, t, moves)
 	return sendBatch(ctx, tx, b)
+}
+
+// foldWorkflow folds the head of a stream (what the read model already
+// has) and then the batch's tail; before is the status after the head, the
+// one the workflow's row has now ("" without a head: a new workflow).
+func foldWorkflow(head, tail []eventstore.Event) (wf *workflow.Workflow, before string, err error) {
+	if len(head) == 0 {
+		wf, err = workflow.Load(tail)
+		return wf, "", err
+	}
+	if wf, err = workflow.Load(head); err != nil {
+		return nil, "", err
+	}
+	before = wf.Status()
+	for _, e := range tail {
+		if err := wf.Apply(e); err != nil {
+			return nil, "", err
+		}
+	}
+	return wf, before, nil
 }
 
 func queueRow(b *pgx.Batch, table string, wf *workflow.Workflow) {

@@ -57,10 +57,10 @@ func (offline) Complete(ctx context.Context, r Request) (Response, error) {
 
 // offlineText writes the answer text of r for its kind.
 func offlineText(r Request) (string, error) {
-	switch {
-	case r.Kind == KindStep && len(r.Frameworks) > 0:
+	switch promptKind(r) {
+	case kindComposed:
 		return writeComposed(r)
-	case r.Kind == KindSynthesis && r.Contract != nil:
+	case kindContract:
 		return writeContract(r), nil
 	}
 	switch r.Kind {

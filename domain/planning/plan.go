@@ -574,10 +574,7 @@ func contextOf(plan *Plan, cat *catalog.Catalog, req Request) Context {
 	c := Context{Connections: []ConnectionState{}, ReferencedFiles: Files{Found: []string{}, NotFound: []string{}}, Sufficient: true}
 	codeHost, codingAgent := false, false
 	for _, conn := range req.Connections {
-		name := conn.Label
-		if name == "" {
-			name = conn.ID
-		}
+		name := connectionName(conn)
 		state := conn.State
 		if state == "" {
 			state = ConnAvailable

@@ -194,3 +194,30 @@ func TestResumeRules(t *testing.T) {
 		t.Errorf("cancelled %+v", v)
 	}
 }
+
+// An interactive Synthesis step that fails follows the terminal step's
+// retry ladder like a full run's (compressed, chunked, salvage), so a
+// provider that keeps failing cannot make the worker retry it forever.
+func TestInteractiveTerminalLadder(t *testing.T) {
+	s := interactive(t)
+	for n := 1; n <= 3; n++ {
+		s.add(workflow.EventStepRequested, workflow.StepRequested{Step: n})
+		s.add(workflow.EventStepCompleted, completed(n, 0))
+	}
+	s.add(workflow.EventStepRequested, workflow.StepRequested{Step: 4, Name: "Synthesis"})
+	for attempt, strategy := range []string{"", workflow.StrategyCompressed, workflow.StrategyChunked, workflow.StrategySalvage} {
+		n := s.load().Next()
+		if n.Action != workflow.ActStep || n.Step.Step != 4 || n.Attempt != attempt+1 || n.Strategy != strategy {
+			t.Fatalf("attempt %d: next %+v, want strategy %q", attempt+1, n, strategy)
+		}
+		s.add(workflow.EventStepStarted, workflow.StepStarted{Step: 4, Attempt: attempt + 1, Strategy: strategy})
+		if strategy != workflow.StrategySalvage {
+			s.add(workflow.EventTerminalRetrying, workflow.TerminalRetrying{StepIndex: 3, Attempt: attempt + 2})
+		}
+	}
+	s.add(workflow.EventStepIncomplete, workflow.StepIncomplete{Step: 4, Reason: workflow.ReasonBudgetExhausted, Salvaged: true,
+		Deliverable: &workflow.Deliverable{Title: "T"}})
+	if wf := s.load(); wf.Status() != workflow.StatusExecuting || wf.Next().Action != workflow.ActReview {
+		t.Fatalf("after salvage: %s next %v", wf.Status(), wf.Next().Action)
+	}
+}

@@ -48,7 +48,7 @@ func (w *Workflow) Next() Next {
 	switch w.status {
 	case StatusQueued, StatusApproved, StatusResuming:
 		return Next{Action: ActStart}
-	case StatusStepExecuting:
+	case StatusStepExecuting: // the interactive step asked for
 		if w.requested == nil {
 			return Next{Action: ActNone}
 		}
@@ -56,8 +56,7 @@ func (w *Workflow) Next() Next {
 		if err != nil || s.done() {
 			return Next{Action: ActNone}
 		}
-		step := w.planned.Steps[w.requested.Step-1]
-		return Next{Action: ActStep, Step: step, Attempt: s.started + 1}
+		return w.stepNext(w.requested.Step - 1)
 	case StatusExecuting:
 	case StatusQualityReview:
 		if w.review == nil {
@@ -74,16 +73,10 @@ func (w *Workflow) Next() Next {
 		if s.done() {
 			continue
 		}
-		step := w.planned.Steps[i]
-		if w.gateBefore(step.Step) {
+		if step := w.planned.Steps[i]; w.gateBefore(step.Step) {
 			return Next{Action: ActPause, Step: step}
 		}
-		n := Next{Action: ActStep, Step: step, Attempt: s.started + 1}
-		if step.Kind == KindSynthesis {
-			n.Attempt = w.attempts + 1
-			n.Strategy = []string{"", StrategyCompressed, StrategyChunked, StrategySalvage}[min(w.attempts, 3)]
-		}
-		return n
+		return w.stepNext(i)
 	}
 	// a run resumed after its review was recorded (WorkflowStarted puts
 	// it back to executing) finishes; it is not reviewed twice
@@ -91,6 +84,18 @@ func (w *Workflow) Next() Next {
 		return Next{Action: ActReview}
 	}
 	return Next{Action: ActFinish}
+}
+
+// stepNext runs step i (zero-based): the terminal Synthesis step follows
+// its retry ladder, in a full run and in an interactive one alike.
+func (w *Workflow) stepNext(i int) Next {
+	step := w.planned.Steps[i]
+	n := Next{Action: ActStep, Step: step, Attempt: w.steps[i].started + 1}
+	if step.Kind == KindSynthesis {
+		n.Attempt = w.attempts + 1
+		n.Strategy = []string{"", StrategyCompressed, StrategyChunked, StrategySalvage}[min(w.attempts, 3)]
+	}
+	return n
 }
 
 // Deliverable is the Synthesis step's deliverable, or the salvaged one.

@@ -88,17 +88,15 @@ func (w *Workflow) View(showModel bool) View {
 	p := w.planned
 	v := View{WorkflowID: p.WorkflowID, Status: w.status, TaskType: p.TaskType, ValueClass: p.ValueClass, Title: p.Title,
 		RigorLevel: p.RigorLevel, CurrentStep: w.current, TotalSteps: p.TotalSteps, EstimatedCredits: p.Credits,
-		ExecutionMode: "standard", CompletedStepSummaries: []StepSummary{}, CreditsLive: w.live,
+		CompletedStepSummaries: []StepSummary{}, CreditsLive: w.live,
 		CreatedAt: w.createdAt, UpdatedAt: w.updatedAt}
 	v.ExecutionMode, v.ExecutionFallback, v.StepOutputs = w.ExecutionMode(), w.ExecutionFallback(), w.stepOutputs()
 	if w.queued != nil {
 		v.DeliveryMode, v.Language, v.AgentID, v.Mode = w.queued.Delivery.Method, w.queued.Language, w.queued.AgentID, w.queued.Mode
+		v.PriorWorkflowID = w.queued.PriorWorkflowID
 		if w.Interactive() {
 			v.DeliveryMode = ModeInteractive
 		}
-	}
-	if w.queued != nil {
-		v.PriorWorkflowID = w.queued.PriorWorkflowID
 	}
 	w.viewControl(&v)
 	for i, s := range w.steps {

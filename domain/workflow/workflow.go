@@ -40,7 +40,7 @@ func Active(status string) bool {
 // Terminal reports whether nothing more happens to a workflow in status.
 func Terminal(status string) bool {
 	switch status {
-	case StatusCompleted, StatusCompletedPartial, StatusFailed, StatusHalted, "cancelled", "timed_out", "aborted":
+	case StatusCompleted, StatusCompletedPartial, StatusFailed, StatusHalted, StatusCancelled, StatusTimedOut, StatusAborted:
 		return true
 	}
 	return false
