@@ -44,7 +44,8 @@ func NewResumeWorkflowHandler(store *eventstore.Store) ResumeWorkflowHandler {
 }
 
 // Handle appends WorkflowResumed with the version it read (the optimistic
-// lock: a concurrent resume gets ErrResumeConflict), takes the workflow's
+// lock: a concurrent resume gets ErrResumeConflict, as does a resume of a
+// workflow a worker is running), takes the workflow's
 // slot again if it had given it up, and checks the balance covers the
 // remaining steps (only those are charged).
 func (h ResumeWorkflowHandler) Handle(ctx context.Context, cmd ResumeWorkflow) (WorkflowResumed, error) {
@@ -52,6 +53,11 @@ func (h ResumeWorkflowHandler) Handle(ctx context.Context, cmd ResumeWorkflow) (
 	err := onWorkflow(ctx, h.store, cmd.OrgID, cmd.WorkflowID, func(tx pgx.Tx, wf *workflow.Workflow) error {
 		var err error
 		if wf.Status() == workflow.StatusResuming {
+			return ErrResumeConflict
+		}
+		if running, err := leased(ctx, tx, wf.ID()); err != nil {
+			return err
+		} else if running { // a worker holds it: it is not stalled, it runs
 			return ErrResumeConflict
 		}
 		if err := wf.CheckResume(cmd.Approve); err != nil {
@@ -73,4 +79,15 @@ func (h ResumeWorkflowHandler) Handle(ctx context.Context, cmd ResumeWorkflow) (
 		return WorkflowResumed{}, fmt.Errorf("resume workflow: %w", err)
 	}
 	return out, nil
+}
+
+// leased reports whether a worker holds a live lease on workflow id (the
+// workflow is being run, not stalled).
+func leased(ctx context.Context, tx pgx.Tx, id string) (bool, error) {
+	var held bool
+	err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM workflow_leases WHERE workflow_id = $1 AND expires_at > now())`, id).Scan(&held)
+	if err != nil {
+		return false, fmt.Errorf("read lease: %w", err)
+	}
+	return held, nil
 }
