@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"net/url"
-	"strings"
 	"time"
 
 	"svc/domain/credit"
@@ -40,21 +39,17 @@ func usagePeriod(q url.Values, now time.Time) (from, to time.Time, err error) {
 	return from, to, nil
 }
 
-// parseUsageTime parses an RFC 3339 timestamp or a YYYY-MM-DD date (UTC;
-// the end of that day when end). A "+" of an offset that arrived as a space
-// (an unencoded query) is taken as "+".
+// parseUsageTime parses from or to (parseTimestamp); a date as to means
+// the end of that day.
 func parseUsageTime(field, v string, end bool) (time.Time, error) {
-	v = strings.TrimSpace(v)
-	if t, err := time.Parse(time.RFC3339, strings.Replace(v, " ", "+", 1)); err == nil {
-		return t.UTC(), nil
+	t, date, err := parseTimestamp(v)
+	if err != nil {
+		return time.Time{}, errInvalidField(field, "must be an ISO 8601 timestamp such as 2026-01-31T00:00:00Z, or a date such as 2026-01-31.")
 	}
-	if d, err := time.Parse(time.DateOnly, v); err == nil {
-		if end {
-			d = d.AddDate(0, 0, 1)
-		}
-		return d, nil
+	if date && end {
+		t = t.AddDate(0, 0, 1)
 	}
-	return time.Time{}, errInvalidField(field, "must be an ISO 8601 timestamp such as 2026-01-31T00:00:00Z, or a date such as 2026-01-31.")
+	return t, nil
 }
 
 // bucketStart is the start of t's bucket of unit, in UTC (weeks start on

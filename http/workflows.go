@@ -171,7 +171,7 @@ func parseWorkflowFilter(q url.Values) (projections.WorkflowFilter, error) {
 		dst  **time.Time
 	}{{"created_after", &f.CreatedAfter}, {"created_before", &f.CreatedBefore}} {
 		if v := q.Get(b.name); v != "" {
-			t, err := parseTimestamp(v)
+			t, _, err := parseTimestamp(v)
 			if err != nil {
 				return f, errInvalidField(b.name, "must be an ISO 8601 timestamp such as 2026-03-01T00:00:00Z.")
 			}
@@ -199,19 +199,4 @@ func parseWorkflowFilter(q url.Values) (projections.WorkflowFilter, error) {
 	}
 	f.Terms = projections.SearchTerms(search)
 	return f, nil
-}
-
-// parseTimestamp accepts RFC 3339 (a "+" of the offset may arrive decoded
-// as a space), a date-time without offset (UTC) or a date (UTC midnight).
-func parseTimestamp(v string) (time.Time, error) {
-	v = strings.TrimSpace(v)
-	if i := strings.LastIndexByte(v, ' '); i > 0 { // "...T10:00:00 02:00": the + of the offset, unescaped
-		v = v[:i] + "+" + v[i+1:]
-	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02"} {
-		if t, err := time.Parse(layout, v); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, errors.New("not an ISO 8601 timestamp")
 }

@@ -32,7 +32,7 @@ func TestParseWorkflowFilter(t *testing.T) {
 	}
 	for raw, field := range map[string]string{"limit=0": "limit", "limit=100": "", "limit=1": "", "limit=-1": "limit",
 		"status=Queued": "status", "counts_toward_limit=1": "counts_toward_limit", "cursor=%25": "cursor",
-		"created_before=03/01/2026": "created_before", "q=" + strings.Repeat("é", 200): "", "q=" + strings.Repeat("é", 201): "q"} {
+		"created_before=03/01/2026": "created_before", "created_after=2026-03-01T10:00:00": "created_after", "q=" + strings.Repeat("é", 200): "", "q=" + strings.Repeat("é", 201): "q"} {
 		q, _ := url.ParseQuery(raw)
 		_, err := parseWorkflowFilter(q)
 		ae, _ := err.(*apiError)
