@@ -5,10 +5,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
-
 	"svc/domain/workflow"
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // Approval decisions.
@@ -33,18 +32,15 @@ type ApproveWorkflow struct {
 type WorkflowDecided struct {
 	Status   string // approved (the run resumes) or failed
 	Gate     int
-	Position eventstore.Position
+	Position event.Position
 }
 
 // ApproveWorkflowHandler handles ApproveWorkflow.
-type ApproveWorkflowHandler struct{ store *eventstore.Store }
+type ApproveWorkflowHandler struct{ repos *Repositories }
 
-// NewApproveWorkflowHandler returns a handler appending to store.
-func NewApproveWorkflowHandler(store *eventstore.Store) ApproveWorkflowHandler {
-	if store == nil {
-		panic("nil dependency")
-	}
-	return ApproveWorkflowHandler{store: store}
+// NewApproveWorkflowHandler returns a handler over repos.
+func NewApproveWorkflowHandler(repos *Repositories) ApproveWorkflowHandler {
+	return ApproveWorkflowHandler{repos: must(repos)}
 }
 
 // Handle appends WorkflowApproved (a worker takes the run on) or
@@ -58,28 +54,29 @@ func (h ApproveWorkflowHandler) Handle(ctx context.Context, cmd ApproveWorkflow)
 		cmd.AgentID = "board_chair"
 	}
 	var out WorkflowDecided
-	err := onWorkflow(ctx, h.store, cmd.OrgID, cmd.WorkflowID, func(tx pgx.Tx, wf *workflow.Workflow) error {
-		var err error
-		gate := wf.PendingGate()
-		if gate < 0 {
-			return fmt.Errorf("%w: %s", workflow.ErrInvalidStatus, wf.Status())
-		}
-		d := workflow.Decision{Gate: gate, Notes: cmd.Notes, AgentID: cmd.AgentID, KeyID: cmd.KeyID}
-		out = WorkflowDecided{Status: workflow.StatusApproved, Gate: gate}
-		typ := workflow.EventApproved
-		if cmd.Decision == DecisionRejected {
-			typ, out.Status = workflow.EventRejected, workflow.StatusFailed
-		}
-		if out.Position, err = appendWorkflow(ctx, h.store, tx, wf, nil, eventstore.NewEvent{Type: typ, Data: d}); err != nil {
+	pos, err := h.repos.Store.Run(ctx, orgTx(cmd.OrgID), func(tx *eventstore.Tx) error {
+		wf, err := h.repos.Workflows.LoadOwned(tx, cmd.OrgID, cmd.WorkflowID)
+		if err != nil {
 			return err
 		}
-		if cmd.Decision == DecisionRejected {
-			return releaseSlot(ctx, h.store, tx, wf)
+		out.Gate = wf.PendingGate()
+		decided, err := wf.Approve(cmd.Decision == DecisionApproved, cmd.Notes, cmd.AgentID, cmd.KeyID)
+		if err != nil {
+			return err
+		}
+		if _, err := h.repos.Workflows.Save(tx, wf.ID(), wf, decided); err != nil {
+			return err
+		}
+		out.Status = workflow.StatusApproved
+		if workflow.Ends(decided) { // rejected
+			out.Status = workflow.StatusFailed
+			return releaseSlot(tx, h.repos, wf)
 		}
 		return nil
 	})
 	if err != nil {
 		return WorkflowDecided{}, fmt.Errorf("approve workflow: %w", err)
 	}
+	out.Position = pos
 	return out, nil
 }

@@ -5,10 +5,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
-
 	"svc/domain/workflow"
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // BulkLimit is the most workflow ids one bulk action takes.
@@ -44,18 +43,15 @@ type WorkflowsCancelled struct {
 	Skipped   []CancelPlan
 	Succeeded []CancelPlan
 	Failed    []CancelPlan
-	Position  eventstore.Position
+	Position  event.Position
 }
 
 // CancelWorkflowsHandler handles CancelWorkflows.
-type CancelWorkflowsHandler struct{ store *eventstore.Store }
+type CancelWorkflowsHandler struct{ repos *Repositories }
 
-// NewCancelWorkflowsHandler returns a handler appending to store.
-func NewCancelWorkflowsHandler(store *eventstore.Store) CancelWorkflowsHandler {
-	if store == nil {
-		panic("nil dependency")
-	}
-	return CancelWorkflowsHandler{store: store}
+// NewCancelWorkflowsHandler returns a handler over repos.
+func NewCancelWorkflowsHandler(repos *Repositories) CancelWorkflowsHandler {
+	return CancelWorkflowsHandler{repos: must(repos)}
 }
 
 // Handle previews, or cancels each workflow in a transaction of its own
@@ -71,22 +67,25 @@ func (h CancelWorkflowsHandler) Handle(ctx context.Context, cmd CancelWorkflows)
 	}
 	var out WorkflowsCancelled
 	for _, id := range ids {
-		var (
-			p   CancelPlan
-			pos eventstore.Position
-		)
-		err := onWorkflow(ctx, h.store, cmd.OrgID, id, func(tx pgx.Tx, wf *workflow.Workflow) error {
-			p = plan(wf, cmd.Force)
-			if p.Action == "" || !cmd.Confirm {
-				return nil
-			}
-			var err error
-			pos, err = appendWorkflow(ctx, h.store, tx, wf, nil, eventstore.NewEvent{Type: workflow.EventCancelled,
-				Data: workflow.Cancelled{From: wf.Status(), Force: p.Action == "force_cancel", KeyID: cmd.KeyID}})
+		var p CancelPlan
+		pos, err := h.repos.Store.Run(ctx, orgTx(cmd.OrgID), func(tx *eventstore.Tx) error {
+			wf, err := h.repos.Workflows.LoadOwned(tx, cmd.OrgID, id)
 			if err != nil {
 				return err
 			}
-			return releaseSlot(ctx, h.store, tx, wf)
+			p = CancelPlan{WorkflowID: wf.ID(), Status: wf.Status()}
+			p.Action, p.Reason = wf.CancelPlan(cmd.Force)
+			if p.Action == "" || !cmd.Confirm {
+				return nil
+			}
+			cancelled, err := wf.Cancel(cmd.Force, cmd.KeyID)
+			if err != nil {
+				return err
+			}
+			if _, err := h.repos.Workflows.Save(tx, wf.ID(), wf, cancelled); err != nil {
+				return err
+			}
+			return releaseSlot(tx, h.repos, wf)
 		})
 		if err == nil && p.Action != "" && cmd.Confirm {
 			out.Position = pos // only a committed cancel is waited for
@@ -108,22 +107,6 @@ func (h CancelWorkflowsHandler) Handle(ctx context.Context, cmd CancelWorkflows)
 		}
 	}
 	return out, nil
-}
-
-// plan decides what bulk cancel does to wf.
-func plan(wf *workflow.Workflow, force bool) CancelPlan {
-	p := CancelPlan{WorkflowID: wf.ID(), Status: wf.Status()}
-	switch action := workflow.CancelAction(wf.Status()); {
-	case action == "cancel":
-		p.Action = action
-	case action == "force_cancel" && force:
-		p.Action = action
-	case action == "force_cancel":
-		p.Reason = fmt.Sprintf("The workflow is %s; set force: true to cancel it while it runs.", wf.Status())
-	default:
-		p.Reason = fmt.Sprintf("A workflow in status %s cannot be cancelled.", wf.Status())
-	}
-	return p
 }
 
 func dedupe(ids []string) []string {

@@ -7,8 +7,10 @@ import (
 	"testing"
 
 	"svc/commands"
+	"svc/domain/catalog"
+	"svc/domain/planning"
 	"svc/domain/workflow"
-	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 type plainSealer struct{}
@@ -16,7 +18,7 @@ type plainSealer struct{}
 func (plainSealer) Seal(p []byte) string { return string(p) }
 
 func executor() commands.ExecuteWorkflowHandler {
-	return commands.NewExecuteWorkflowHandler(store, plainSealer{}, func() string { return "secret" })
+	return commands.NewExecuteWorkflowHandler(commands.NewRepositories(store), commands.NewPlanWorkflowHandler(commands.NewRepositories(store), planning.NewPlanner(catalog.Default())), plainSealer{}, func() string { return "secret" })
 }
 
 var chainSteps = []workflow.PlannedStep{
@@ -36,20 +38,20 @@ func planned(orgID, desc string) workflow.Planned {
 func priorRun(t *testing.T, orgID, status, body string, depth int, prior string) string {
 	t.Helper()
 	p := planned(orgID, "prior run "+workflow.NewID())
-	m := eventstore.Metadata{OrgID: orgID}
-	events := []eventstore.NewEvent{
-		{Type: workflow.EventPlanned, Data: p, Metadata: m},
-		{Type: workflow.EventQueued, Data: workflow.Queued{WorkflowID: p.WorkflowID, OrgID: orgID, Mode: "full", Context: "prior context",
+	m := event.Metadata{OrgID: orgID}
+	events := []event.New{
+		{Data: p, Metadata: m},
+		{Data: workflow.Queued{WorkflowID: p.WorkflowID, OrgID: orgID, Mode: "full", Context: "prior context",
 			PriorWorkflowID: prior, ChainDepth: depth}, Metadata: m},
 	}
 	if status == workflow.StatusCompleted {
 		events = append(events,
-			eventstore.NewEvent{Type: workflow.EventStarted, Data: workflow.Started{Worker: "t"}, Metadata: m},
-			eventstore.NewEvent{Type: workflow.EventStepCompleted, Data: workflow.StepCompleted{Step: 1, Name: "SWOT Analysis", Kind: workflow.KindContent, Summary: "strengths listed"}, Metadata: m},
-			eventstore.NewEvent{Type: workflow.EventCompleted, Data: workflow.Completed{Deliverable: &workflow.Deliverable{Title: "Prior deliverable",
+			event.New{Data: workflow.Started{Worker: "t"}, Metadata: m},
+			event.New{Data: workflow.StepCompleted{Step: 1, Name: "SWOT Analysis", Kind: workflow.KindContent, Summary: "strengths listed"}, Metadata: m},
+			event.New{Data: workflow.Completed{Deliverable: &workflow.Deliverable{Title: "Prior deliverable",
 				Sections: []workflow.Section{{Heading: "Findings", Content: body}}}}, Metadata: m})
 	}
-	if _, err := store.Append(context.Background(), workflow.Stream(p.WorkflowID), eventstore.NewStream, events...); err != nil {
+	if _, err := store.Append(context.Background(), workflow.Stream(p.WorkflowID), event.NewStream, events...); err != nil {
 		t.Fatal(err)
 	}
 	return p.WorkflowID
@@ -72,7 +74,7 @@ func TestExecuteChained(t *testing.T) {
 
 	// fresh execute, default fields
 	fresh := planned(a.OrgID, "fresh chained run")
-	res, err := h.Handle(ctx, commands.ExecuteWorkflow{OrgID: a.OrgID, Tier: "enterprise", Fresh: &fresh, Delivery: workflow.Delivery{Method: "polling"},
+	res, err := h.Handle(ctx, commands.ExecuteWorkflow{OrgID: a.OrgID, Tier: "enterprise", WorkflowID: storePlan(t, fresh), Delivery: workflow.Delivery{Method: "polling"},
 		PriorWorkflowID: prior})
 	if err != nil {
 		t.Fatal(err)
@@ -90,8 +92,8 @@ func TestExecuteChained(t *testing.T) {
 	// stored plan asking for direct execution: one warning per reason
 	stored := planned(a.OrgID, "stored chained run")
 	stored.Preferences = []byte(`{"execution":"direct"}`)
-	if _, err := store.Append(ctx, workflow.Stream(stored.WorkflowID), eventstore.NewStream,
-		eventstore.NewEvent{Type: workflow.EventPlanned, Data: stored, Metadata: eventstore.Metadata{OrgID: a.OrgID}}); err != nil {
+	if _, err := store.Append(ctx, workflow.Stream(stored.WorkflowID), event.NewStream,
+		event.New{Data: stored, Metadata: event.Metadata{OrgID: a.OrgID}}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = h.Handle(ctx, commands.ExecuteWorkflow{OrgID: a.OrgID, Tier: "enterprise", WorkflowID: stored.WorkflowID, Delivery: workflow.Delivery{Method: "polling"},
@@ -141,18 +143,18 @@ func TestExecuteChainRefusals(t *testing.T) {
 	before := countOrgEvents(t, a.OrgID)
 	for _, c := range cases {
 		fresh := planned(a.OrgID, "refused "+c.name)
-		_, err := h.Handle(ctx, commands.ExecuteWorkflow{OrgID: a.OrgID, Tier: "enterprise", Fresh: &fresh, Delivery: workflow.Delivery{Method: "polling"},
+		_, err := h.Handle(ctx, commands.ExecuteWorkflow{OrgID: a.OrgID, Tier: "enterprise", WorkflowID: storePlan(t, fresh), Delivery: workflow.Delivery{Method: "polling"},
 			PriorWorkflowID: c.prior, ContextFields: c.fields})
 		if !errors.Is(err, c.want) {
 			t.Errorf("%s: %v, want %v", c.name, err, c.want)
 		}
-		if events := mustLoad(t, workflow.Stream(fresh.WorkflowID)); len(events) != 0 {
-			t.Errorf("%s: the refused workflow has %d events", c.name, len(events))
+		if events := mustLoad(t, workflow.Stream(fresh.WorkflowID)); len(events) != 1 {
+			t.Errorf("%s: the refused workflow has %d events beyond its plan", c.name, len(events)-1)
 		}
 	}
 	var large *workflow.ContextTooLargeError
 	fresh := planned(a.OrgID, "refused large again")
-	if _, err := h.Handle(ctx, commands.ExecuteWorkflow{OrgID: a.OrgID, Tier: "enterprise", Fresh: &fresh, PriorWorkflowID: huge}); !errors.As(err, &large) ||
+	if _, err := h.Handle(ctx, commands.ExecuteWorkflow{OrgID: a.OrgID, Tier: "enterprise", WorkflowID: storePlan(t, fresh), PriorWorkflowID: huge}); !errors.As(err, &large) ||
 		large.Estimated <= workflow.MaxInheritedTokens || large.Max != workflow.MaxInheritedTokens {
 		t.Errorf("context too large: %v", err)
 	}
@@ -162,8 +164,17 @@ func TestExecuteChainRefusals(t *testing.T) {
 	// the tenth link's own prior is fine: the chain may reach 10 links
 	fresh = planned(a.OrgID, "tenth link")
 	nine := queuedOf(t, deep).PriorWorkflowID
-	res, err := h.Handle(ctx, commands.ExecuteWorkflow{OrgID: a.OrgID, Tier: "enterprise", Fresh: &fresh, PriorWorkflowID: nine, ContextFields: []string{}})
+	res, err := h.Handle(ctx, commands.ExecuteWorkflow{OrgID: a.OrgID, Tier: "enterprise", WorkflowID: storePlan(t, fresh), PriorWorkflowID: nine, ContextFields: []string{}})
 	if err != nil || queuedOf(t, res.Planned.WorkflowID).ChainDepth != workflow.MaxChainDepth || queuedOf(t, res.Planned.WorkflowID).Inherited != "" {
 		t.Fatalf("link 10: %v", err)
 	}
+}
+
+// storePlan appends p's WorkflowPlanned and returns its workflow id.
+func storePlan(t *testing.T, p workflow.Planned) string {
+	t.Helper()
+	if _, err := store.Append(context.Background(), workflow.Stream(p.WorkflowID), event.NewStream, event.New{Data: p}); err != nil {
+		t.Fatal(err)
+	}
+	return p.WorkflowID
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"svc/domain/org"
-	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // ChangeTier sets an organization's subscription tier.
@@ -19,44 +19,31 @@ type ChangeTier struct {
 type TierChanged struct {
 	From, To org.Tier
 	Changed  bool // false when the org already had the tier (nothing appended)
-	Position eventstore.Position
+	Position event.Position
 }
 
 // ChangeTierHandler handles ChangeTier.
-type ChangeTierHandler struct {
-	store *eventstore.Store
-}
+type ChangeTierHandler struct{ repos *Repositories }
 
-// NewChangeTierHandler returns a handler appending to store.
-func NewChangeTierHandler(store *eventstore.Store) ChangeTierHandler {
-	if store == nil {
-		panic("nil event store")
-	}
-	return ChangeTierHandler{store: store}
+// NewChangeTierHandler returns a handler over repos.
+func NewChangeTierHandler(repos *Repositories) ChangeTierHandler {
+	return ChangeTierHandler{repos: must(repos)}
 }
 
 // Handle changes the tier; asking for the current tier is a no-op.
 func (h ChangeTierHandler) Handle(ctx context.Context, cmd ChangeTier) (TierChanged, error) {
 	var out TierChanged
-	err := eventstore.Retry(ctx, attempts, func() error {
-		o, err := loadOrg(ctx, h.store, cmd.OrgID)
-		if err != nil {
-			return err
-		}
+	_, pos, err := h.repos.Orgs.Update(ctx, cmd.OrgID, cmd.OrgID, func(o *org.Organization) ([]event.Data, error) {
 		change, ok, err := o.ChangeTier(cmd.Tier, cmd.Source)
-		if err != nil {
-			return err
-		}
 		out = TierChanged{From: o.Tier(), To: cmd.Tier, Changed: ok}
-		if !ok {
-			return nil
+		if err != nil || !ok {
+			return nil, err
 		}
-		out.Position, err = h.store.Append(ctx, org.Stream(cmd.OrgID), o.Version(),
-			eventstore.NewEvent{Type: org.EventTierChanged, Data: change, Metadata: meta(ctx, cmd.OrgID)})
-		return err
+		return []event.Data{change}, nil
 	})
 	if err != nil {
 		return TierChanged{}, fmt.Errorf("change tier: %w", err)
 	}
+	out.Position = pos
 	return out, nil
 }

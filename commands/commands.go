@@ -1,22 +1,19 @@
 // Package commands holds the write side: one command per file, each with a
-// handler that loads the aggregates it needs from the event store, lets them
-// decide, and appends the resulting events with the expected version. A
-// version conflict reloads and retries a bounded number of times.
+// handler that loads the aggregates it needs through their repositories
+// (Repositories), lets them decide, and appends the events they return
+// with the expected version, in one transaction. A version conflict
+// reloads and decides again, a bounded number of times. Handlers hold no
+// rule of their own beyond coordinating aggregates.
 package commands
 
 import (
 	"context"
 	"fmt"
 	"log/slog"
-	"time"
-
 	"svc/eventstore"
+	"svc/eventstore/event"
+	"time"
 )
-
-// attempts bounds the retries of a command that lost a version race. A hot
-// credit ledger (many steps of one org charging at once) is the contended
-// case; each retry waits a little longer, with jitter.
-const attempts = 32
 
 // Handler handles one kind of command.
 type Handler[C any, R any] interface {
@@ -35,7 +32,7 @@ func WithLogging[C any, R any](h Handler[C, R], log *slog.Logger) Handler[C, R] 
 	return HandlerFunc[C, R](func(ctx context.Context, cmd C) (R, error) {
 		start := time.Now()
 		r, err := h.Handle(ctx, cmd)
-		attrs := []any{"command", fmt.Sprintf("%T", cmd), "duration", time.Since(start), "request_id", eventstore.MetadataFrom(ctx).RequestID}
+		attrs := []any{"command", fmt.Sprintf("%T", cmd), "duration", time.Since(start), "request_id", event.MetadataFrom(ctx).RequestID}
 		if err != nil {
 			log.InfoContext(ctx, "command refused", append(attrs, "error", err.Error())...)
 		} else {
@@ -45,9 +42,16 @@ func WithLogging[C any, R any](h Handler[C, R], log *slog.Logger) Handler[C, R] 
 	})
 }
 
-// meta is the metadata of events about org, on top of what ctx carries.
-func meta(ctx context.Context, orgID string) eventstore.Metadata {
-	m := eventstore.MetadataFrom(ctx)
-	m.OrgID = orgID
-	return m
+// must panics on a nil repositories value: a handler without one is a
+// wiring mistake, found at start.
+func must(repos *Repositories) *Repositories {
+	if repos == nil || repos.Store == nil {
+		panic("commands: nil repositories")
+	}
+	return repos
+}
+
+// orgTx is the transaction options of a command about organization orgID.
+func orgTx(orgID string) eventstore.TxOptions {
+	return eventstore.TxOptions{Metadata: event.Metadata{OrgID: orgID}}
 }

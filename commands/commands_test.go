@@ -12,6 +12,7 @@ import (
 	"svc/domain/credit"
 	"svc/domain/org"
 	"svc/eventstore"
+	"svc/eventstore/event"
 	"svc/test/pgtest"
 )
 
@@ -29,7 +30,7 @@ func TestMain(m *testing.M) {
 
 func signup(t *testing.T, email string) commands.OrganizationCreated {
 	t.Helper()
-	res, err := commands.NewCreateOrganizationHandler(store).Handle(context.Background(), commands.CreateOrganization{Email: email, ClientIP: "192.0.2.1"})
+	res, err := commands.NewCreateOrganizationHandler(commands.NewRepositories(store)).Handle(context.Background(), commands.CreateOrganization{Email: email, ClientIP: "192.0.2.1"})
 	if err != nil {
 		t.Fatalf("signup: %v", err)
 	}
@@ -69,14 +70,14 @@ func TestCreateOrganizationAppendsEverythingAtomically(t *testing.T) {
 
 	// the same address, differently cased: refused, and nothing of it written
 	before := countAll(t)
-	_, err = commands.NewCreateOrganizationHandler(store).Handle(ctx, commands.CreateOrganization{Email: " owner@example.COM"})
+	_, err = commands.NewCreateOrganizationHandler(commands.NewRepositories(store)).Handle(ctx, commands.CreateOrganization{Email: " owner@example.COM"})
 	if !errors.Is(err, org.ErrDuplicateEmail) {
 		t.Fatalf("duplicate email: %v", err)
 	}
 	if after := countAll(t); after != before {
 		t.Fatalf("a refused signup wrote %d events", after-before)
 	}
-	if _, err := commands.NewCreateOrganizationHandler(store).Handle(ctx, commands.CreateOrganization{Email: "not-an-email"}); !errors.Is(err, org.ErrInvalidEmail) {
+	if _, err := commands.NewCreateOrganizationHandler(commands.NewRepositories(store)).Handle(ctx, commands.CreateOrganization{Email: "not-an-email"}); !errors.Is(err, org.ErrInvalidEmail) {
 		t.Fatalf("bad email: %v", err)
 	}
 	anon := signup(t, "")
@@ -93,7 +94,7 @@ func countAll(t *testing.T) int {
 	return n
 }
 
-func mustLoad(t *testing.T, stream string) []eventstore.Event {
+func mustLoad(t *testing.T, stream string) []event.Event {
 	t.Helper()
 	events, err := store.Load(context.Background(), stream)
 	if err != nil {
@@ -113,7 +114,7 @@ func balance(t *testing.T, orgID string) int64 {
 
 func TestVerifyEmailGrantsOnceUnderConcurrency(t *testing.T) {
 	res := signup(t, "verify-once@example.com")
-	h := commands.NewVerifyEmailHandler(store)
+	h := commands.NewVerifyEmailHandler(commands.NewRepositories(store))
 	var (
 		wg      sync.WaitGroup
 		mu      sync.Mutex
@@ -155,7 +156,7 @@ func TestVerifyEmailGrantsOnceUnderConcurrency(t *testing.T) {
 // credits; the ledger's expected version lets exactly 25 through.
 func TestConcurrentChargesNeverOverdraw(t *testing.T) {
 	res := signup(t, "")
-	h := commands.NewChargeCreditsHandler(store)
+	h := commands.NewChargeCreditsHandler(commands.NewRepositories(store))
 	var (
 		wg              sync.WaitGroup
 		mu              sync.Mutex
@@ -190,9 +191,9 @@ func TestConcurrentChargesNeverOverdraw(t *testing.T) {
 }
 
 func TestGrantRefundTierRevoke(t *testing.T) {
-	ctx := eventstore.WithMetadata(context.Background(), eventstore.Metadata{Actor: "operator", RequestID: "cli_test"})
+	ctx := event.WithMetadata(context.Background(), event.Metadata{Actor: "operator", RequestID: "cli_test"})
 	res := signup(t, "")
-	g, err := commands.NewGrantCreditsHandler(store).Handle(ctx, commands.GrantCredits{OrgID: res.OrgID, Amount: 1000, Reason: credit.ReasonOperator, Note: "top-up"})
+	g, err := commands.NewGrantCreditsHandler(commands.NewRepositories(store)).Handle(ctx, commands.GrantCredits{OrgID: res.OrgID, Amount: 1000, Reason: credit.ReasonOperator, Note: "top-up"})
 	if err != nil || g.Balance != 3500 {
 		t.Fatalf("grant: %+v %v", g, err)
 	}
@@ -200,18 +201,18 @@ func TestGrantRefundTierRevoke(t *testing.T) {
 	if m := last[len(last)-1].Metadata; m.Actor != "operator" || m.RequestID != "cli_test" || m.OrgID != res.OrgID {
 		t.Fatalf("grant metadata %+v", m)
 	}
-	if _, err := commands.NewGrantCreditsHandler(store).Handle(ctx, commands.GrantCredits{OrgID: "11111111-1111-1111-1111-111111111111", Amount: 1, Reason: "x"}); !errors.Is(err, org.ErrNotFound) {
+	if _, err := commands.NewGrantCreditsHandler(commands.NewRepositories(store)).Handle(ctx, commands.GrantCredits{OrgID: "11111111-1111-1111-1111-111111111111", Amount: 1, Reason: "x"}); !errors.Is(err, org.ErrNotFound) {
 		t.Fatalf("grant to unknown org: %v", err)
 	}
-	if _, err := commands.NewGrantCreditsHandler(store).Handle(ctx, commands.GrantCredits{OrgID: res.OrgID, Amount: -1, Reason: "x"}); !errors.Is(err, credit.ErrInvalidAmount) {
+	if _, err := commands.NewGrantCreditsHandler(commands.NewRepositories(store)).Handle(ctx, commands.GrantCredits{OrgID: res.OrgID, Amount: -1, Reason: "x"}); !errors.Is(err, credit.ErrInvalidAmount) {
 		t.Fatalf("negative grant: %v", err)
 	}
 
-	charge := commands.NewChargeCreditsHandler(store)
+	charge := commands.NewChargeCreditsHandler(commands.NewRepositories(store))
 	if _, err := charge.Handle(ctx, commands.ChargeCredits{Charge: credit.Charged{OrgID: res.OrgID, Amount: 500, Reason: "step", WorkflowID: "wr_a"}}); err != nil {
 		t.Fatal(err)
 	}
-	refund := commands.NewRefundCreditsHandler(store)
+	refund := commands.NewRefundCreditsHandler(commands.NewRepositories(store))
 	if _, err := refund.Handle(ctx, commands.RefundCredits{OrgID: res.OrgID, WorkflowID: "wr_a", Amount: 501, Reason: "failed"}); !errors.Is(err, credit.ErrRefundTooLarge) {
 		t.Fatalf("over-refund: %v", err)
 	}
@@ -220,7 +221,7 @@ func TestGrantRefundTierRevoke(t *testing.T) {
 		t.Fatalf("refund: %+v %v", r, err)
 	}
 
-	tier := commands.NewChangeTierHandler(store)
+	tier := commands.NewChangeTierHandler(commands.NewRepositories(store))
 	tc, err := tier.Handle(ctx, commands.ChangeTier{OrgID: res.OrgID, Tier: org.Team, Source: "operator"})
 	if err != nil || !tc.Changed || tc.From != org.Free {
 		t.Fatalf("tier: %+v %v", tc, err)
@@ -230,7 +231,7 @@ func TestGrantRefundTierRevoke(t *testing.T) {
 		t.Fatalf("same tier again: %+v %v", again, err)
 	}
 
-	revoke := commands.NewRevokeKeyHandler(store)
+	revoke := commands.NewRevokeKeyHandler(commands.NewRepositories(store))
 	if _, err := revoke.Handle(ctx, commands.RevokeKey{OrgID: "11111111-1111-1111-1111-111111111111", KeyID: res.KeyID}); !errors.Is(err, apikey.ErrNotFound) {
 		t.Fatalf("revoke from another org: %v", err)
 	}

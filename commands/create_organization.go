@@ -7,20 +7,19 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"svc/domain/apikey"
 	"svc/domain/credit"
 	"svc/domain/org"
 	"svc/domain/workspace"
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // DefaultOrgName names an organization created with neither name nor email.
-const DefaultOrgName = "My organization"
+const DefaultOrgName = org.DefaultName
 
 // CreateOrganization signs up: a new organization with its default
 // workspace, an owner API key and the signup credit grant.
@@ -39,98 +38,74 @@ type OrganizationCreated struct {
 	Email             string
 	VerificationToken string // "" without an email
 	Credits           int64
-	Position          eventstore.Position
+	Position          event.Position
 }
 
 // CreateOrganizationHandler handles CreateOrganization.
-type CreateOrganizationHandler struct {
-	store *eventstore.Store
-}
+type CreateOrganizationHandler struct{ repos *Repositories }
 
-// NewCreateOrganizationHandler returns a handler appending to store.
-func NewCreateOrganizationHandler(store *eventstore.Store) CreateOrganizationHandler {
-	if store == nil {
-		panic("nil event store")
-	}
-	return CreateOrganizationHandler{store: store}
+// NewCreateOrganizationHandler returns a handler over repos.
+func NewCreateOrganizationHandler(repos *Repositories) CreateOrganizationHandler {
+	return CreateOrganizationHandler{repos: must(repos)}
 }
 
 // Handle appends the organization, its email reservation, workspace, key and
 // signup grant in one transaction: all of them or none.
 func (h CreateOrganizationHandler) Handle(ctx context.Context, cmd CreateOrganization) (OrganizationCreated, error) {
-	email := strings.TrimSpace(cmd.Email)
-	if email != "" {
-		if err := org.ValidateEmail(email); err != nil {
-			return OrganizationCreated{}, err
-		}
-	}
-	name := strings.TrimSpace(cmd.Name)
-	if utf8.RuneCountInString(name) > 200 {
-		return OrganizationCreated{}, org.ErrNameTooLong
-	}
-	if name == "" {
-		name = email
-	}
-	if name == "" {
-		name = DefaultOrgName
-	}
-
 	orgID, wsID, keyID := uuid.NewString(), uuid.NewString(), uuid.NewString()
-	secret, err := apikey.Generate()
-	if err != nil {
-		return OrganizationCreated{}, err
-	}
-	var token, tokenHash string
-	if email != "" {
+	var token string
+	if strings.TrimSpace(cmd.Email) != "" {
 		b := make([]byte, 24)
 		if _, err := rand.Read(b); err != nil {
 			return OrganizationCreated{}, fmt.Errorf("verification token: %w", err)
 		}
 		token = orgID + "." + hex.EncodeToString(b)
-		tokenHash = org.HashToken(token)
 	}
-	m := meta(ctx, orgID)
-	if m.Actor == "" {
+	created, err := org.Create(orgID, cmd.Name, cmd.Email, wsID, token, cmd.ClientIP)
+	if err != nil {
+		return OrganizationCreated{}, err
+	}
+	secret, err := apikey.Generate()
+	if err != nil {
+		return OrganizationCreated{}, err
+	}
+	m := event.Metadata{OrgID: orgID}
+	if event.MetadataFrom(ctx).Actor == "" {
 		m.Actor = "key:" + keyID
 	}
-	out := OrganizationCreated{OrgID: orgID, WorkspaceID: wsID, KeyID: keyID, Key: secret, Email: email, VerificationToken: token, Credits: credit.SignupGrant}
-
-	err = h.store.Transact(ctx, func(tx pgx.Tx) error {
-		appends := []struct {
-			stream string
-			event  eventstore.NewEvent
-		}{
-			{org.Stream(orgID), eventstore.NewEvent{Type: org.EventCreated, Metadata: m, Data: org.Created{
-				OrgID: orgID, Name: name, Email: email, Tier: org.Free, WorkspaceID: wsID, VerificationHash: tokenHash, ClientIP: cmd.ClientIP}}},
-			{workspace.Stream(wsID), eventstore.NewEvent{Type: workspace.EventCreated, Metadata: m, Data: workspace.Created{
-				WorkspaceID: wsID, OrgID: orgID, Name: "Default", Slug: "default", IsDefault: true}}},
-			{apikey.Stream(keyID), eventstore.NewEvent{Type: apikey.EventCreated, Metadata: m, Data: apikey.Created{
-				KeyID: keyID, OrgID: orgID, WorkspaceID: wsID, Hash: secret.Hash, Prefix: secret.Prefix,
-				Label: "Signup key", Role: apikey.Owner, CreatedBy: "signup"}}},
-			{credit.Stream(orgID), eventstore.NewEvent{Type: credit.EventGranted, Metadata: m, Data: credit.Granted{
-				OrgID: orgID, Amount: credit.SignupGrant, Reason: credit.ReasonSignup}}},
-		}
-		if email != "" {
-			_, err := h.store.AppendTx(ctx, tx, org.EmailStream(email), eventstore.NewStream, eventstore.NewEvent{
-				Type: org.EventEmailReserved, Metadata: m, Data: org.EmailReserved{OrgID: orgID}})
-			if errors.Is(err, eventstore.ErrConcurrency) {
+	grant, err := credit.New(orgID).Grant(credit.SignupGrant, credit.ReasonSignup, "")
+	if err != nil {
+		return OrganizationCreated{}, err
+	}
+	pos, err := h.repos.Store.Run(ctx, eventstore.TxOptions{Metadata: m}, func(tx *eventstore.Tx) error {
+		if created.Email != "" {
+			_, err := tx.Append(org.EmailStream(created.Email), event.NewStream, org.EmailReserved{OrgID: orgID})
+			if errors.Is(err, event.ErrConcurrency) {
 				return org.ErrDuplicateEmail
 			}
 			if err != nil {
 				return err
 			}
 		}
-		for _, a := range appends {
-			pos, err := h.store.AppendTx(ctx, tx, a.stream, eventstore.NewStream, a.event)
-			if err != nil {
+		for _, a := range []struct {
+			stream string
+			data   event.Data
+		}{
+			{org.Stream(orgID), created},
+			{workspace.Stream(wsID), workspace.Created{WorkspaceID: wsID, OrgID: orgID, Name: "Default", Slug: "default", IsDefault: true}},
+			{apikey.Stream(keyID), apikey.Created{KeyID: keyID, OrgID: orgID, WorkspaceID: wsID, Hash: secret.Hash, Prefix: secret.Prefix,
+				Label: "Signup key", Role: apikey.Owner, CreatedBy: "signup"}},
+			{credit.Stream(orgID), grant},
+		} {
+			if _, err := tx.Append(a.stream, event.NewStream, a.data); err != nil {
 				return err
 			}
-			out.Position = pos
 		}
 		return nil
 	})
 	if err != nil {
 		return OrganizationCreated{}, fmt.Errorf("create organization: %w", err)
 	}
-	return out, nil
+	return OrganizationCreated{OrgID: orgID, WorkspaceID: wsID, KeyID: keyID, Key: secret, Email: created.Email, VerificationToken: token,
+		Credits: grant.Amount, Position: pos}, nil
 }

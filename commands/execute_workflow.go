@@ -1,26 +1,27 @@
 package commands
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"svc/domain/credit"
+	"svc/domain/planning"
 	"svc/domain/workflow"
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // ExecuteWorkflow queues a workflow for the workers: a stored plan
-// (WorkflowID) or a fresh one (Fresh, planned in the same transaction).
+// (WorkflowID) or a fresh one (Plan: planned, persisted and queued in one
+// transaction).
 type ExecuteWorkflow struct {
 	OrgID, KeyID string
 	Tier         string
 	WorkflowID   string
-	Fresh        *workflow.Planned
+	// Plan plans the workflow in the same call (a single intent).
+	Plan *PlanWorkflow
 	// Context is the body's context.additional_context; nil when omitted.
 	Context  *string
 	AgentID  string
@@ -38,9 +39,11 @@ type ExecuteWorkflow struct {
 type WorkflowQueued struct {
 	Planned workflow.Planned
 	Queued  workflow.Queued
+	// Plan is the plan a fresh execute made (nil for a stored plan).
+	Plan *planning.Plan
 	// WebhookSecret is set when this execute registered the webhook URL.
 	WebhookSecret string
-	Position      eventstore.Position
+	Position      event.Position
 }
 
 // InsufficientCreditsError refuses a run the balance does not cover.
@@ -84,94 +87,103 @@ type Sealer interface {
 
 // ExecuteWorkflowHandler handles ExecuteWorkflow.
 type ExecuteWorkflowHandler struct {
-	store     *eventstore.Store
+	repos     *Repositories
+	planner   PlanWorkflowHandler
 	sealer    Sealer
 	newSecret func() string
 	now       func() time.Time
 }
 
-// NewExecuteWorkflowHandler returns a handler appending to store; sealer
-// encrypts webhook secrets made by newSecret.
-func NewExecuteWorkflowHandler(store *eventstore.Store, sealer Sealer, newSecret func() string) ExecuteWorkflowHandler {
-	if store == nil || sealer == nil || newSecret == nil {
-		panic("nil dependency")
+// NewExecuteWorkflowHandler returns a handler over repos planning fresh
+// executes with planner; sealer encrypts webhook secrets made by newSecret.
+func NewExecuteWorkflowHandler(repos *Repositories, planner PlanWorkflowHandler, sealer Sealer, newSecret func() string) ExecuteWorkflowHandler {
+	if sealer == nil || newSecret == nil || planner.planner == nil {
+		panic("commands: nil dependency")
 	}
-	return ExecuteWorkflowHandler{store: store, sealer: sealer, newSecret: newSecret, now: time.Now}
+	return ExecuteWorkflowHandler{repos: must(repos), planner: planner, sealer: sealer, newSecret: newSecret, now: time.Now}
 }
 
-// Handle checks the limits and appends, in one transaction: the plan (for
-// a fresh execute), WorkflowQueued, the task's duplicate marker, the
-// active slot, the free first run and the webhook registration.
+// Handle plans a fresh execute, then checks the limits and appends, in one
+// transaction: the plan (for a fresh execute), WorkflowQueued, the task's
+// duplicate marker, the active slot, the free first run and the webhook
+// registration.
 func (h ExecuteWorkflowHandler) Handle(ctx context.Context, cmd ExecuteWorkflow) (WorkflowQueued, error) {
+	var fresh *workflow.Planned
+	var plan *planning.Plan
+	if cmd.Plan != nil {
+		pc := *cmd.Plan
+		pc.Request.SingleIntent = true
+		res, planned, err := h.planner.prepare(ctx, pc)
+		if err != nil {
+			return WorkflowQueued{}, err
+		}
+		fresh, plan = &planned[0], &res.Plans[0]
+	}
 	var out WorkflowQueued
-	err := eventstore.Retry(ctx, attempts, func() error {
-		out = WorkflowQueued{}
-		return h.store.Transact(ctx, func(tx pgx.Tx) error {
-			var err error
-			out, err = h.queue(ctx, tx, cmd)
-			return err
-		})
+	pos, err := h.repos.Store.Run(ctx, orgTx(cmd.OrgID), func(tx *eventstore.Tx) error {
+		var err error
+		out, err = h.queue(tx, cmd, fresh)
+		return err
 	})
 	if err != nil {
 		return WorkflowQueued{}, fmt.Errorf("execute workflow: %w", err)
 	}
+	out.Plan, out.Position = plan, pos
 	return out, nil
 }
 
-func (h ExecuteWorkflowHandler) queue(ctx context.Context, tx pgx.Tx, cmd ExecuteWorkflow) (WorkflowQueued, error) {
-	m := meta(ctx, cmd.OrgID)
-	var (
-		planned  workflow.Planned
-		expected int64
-		warnings []workflow.Warning
-		extra    string
-	)
-	if cmd.Fresh != nil {
-		planned, expected = *cmd.Fresh, eventstore.NewStream
-		extra = planned.AdditionalContext
-	} else {
-		events, err := h.store.LoadFrom(ctx, tx, workflow.Stream(cmd.WorkflowID), 0)
-		if err != nil {
+func (h ExecuteWorkflowHandler) queue(tx *eventstore.Tx, cmd ExecuteWorkflow, fresh *workflow.Planned) (WorkflowQueued, error) {
+	wf := workflow.New()
+	if fresh != nil {
+		if err := wf.Apply(event.Recorded(workflow.Stream(fresh.WorkflowID), 0, h.now(), *fresh)); err != nil {
 			return WorkflowQueued{}, err
 		}
-		wf, err := workflow.Load(events)
-		if err != nil {
+	} else {
+		var err error
+		if wf, err = h.repos.Workflows.Load(tx, cmd.WorkflowID); err != nil {
 			return WorkflowQueued{}, err
 		}
 		if wf.OrgID() != cmd.OrgID {
 			return WorkflowQueued{}, ErrForeignWorkflow
 		}
-		if err := wf.CanQueue(); err != nil {
-			return WorkflowQueued{}, err
-		}
-		planned, expected = wf.Planned(), wf.Version()
-		extra, warnings = storedContext(planned, cmd.Context)
 	}
-	q := workflow.Queued{WorkflowID: planned.WorkflowID, OrgID: cmd.OrgID, KeyID: cmd.KeyID, AgentID: cmd.AgentID, Tier: cmd.Tier,
-		Mode: cmp.Or(cmd.Mode, workflow.ModeFull), Language: cmd.Language, Delivery: cmd.Delivery, Estimated: planned.Credits, Context: extra, Warnings: warnings}
-	if err := h.chain(ctx, tx, cmd, planned, &q); err != nil {
+	planned := wf.Planned()
+	if err := wf.CanQueue(); err != nil {
 		return WorkflowQueued{}, err
 	}
-	q.Execution, q.ExecutionFallback = workflow.DecideExecution(planned, q)
-
-	// duplicate task within the window
-	taskStream := workflow.TaskStream(cmd.OrgID, planned.Description)
-	last, seen, err := h.store.Last(ctx, tx, taskStream)
+	link, err := h.chain(tx, cmd)
 	if err != nil {
 		return WorkflowQueued{}, err
 	}
-	if seen && h.now().Sub(last.RecordedAt) < workflow.DuplicateWindow {
+	// the first workflow of an org is free; the others need the balance
+	_, ranBefore, err := h.repos.Store.Last(tx.Context(), tx.DB(), workflow.FirstRunStream(cmd.OrgID))
+	if err != nil {
+		return WorkflowQueued{}, err
+	}
+	q, err := wf.Queue(workflow.Request{OrgID: cmd.OrgID, KeyID: cmd.KeyID, Tier: cmd.Tier, AgentID: cmd.AgentID, Language: cmd.Language,
+		Mode: cmd.Mode, Delivery: cmd.Delivery, Context: cmd.Context, Fresh: fresh != nil, Link: link, ContextFields: cmd.ContextFields, Free: !ranBefore})
+	if err != nil {
+		return WorkflowQueued{}, err
+	}
+
+	// duplicate task within the window
+	taskStream := workflow.TaskStream(cmd.OrgID, planned.Description)
+	last, seen, err := h.repos.Store.Last(tx.Context(), tx.DB(), taskStream)
+	if err != nil {
+		return WorkflowQueued{}, err
+	}
+	if seen && workflow.Duplicate(last.RecordedAt, h.now()) {
 		var d workflow.Submitted
 		_ = last.Decode(&d)
 		return WorkflowQueued{}, &DuplicateTaskError{ExistingID: d.WorkflowID}
 	}
-	taskVersion := eventstore.NewStream
+	taskVersion := event.NewStream
 	if seen {
 		taskVersion = last.Version
 	}
 
 	// concurrent limit
-	active, err := slots.load(ctx, h.store, tx, workflow.SlotsStream(cmd.OrgID))
+	active, err := h.repos.Slots.Load(tx, cmd.OrgID)
 	if err != nil {
 		return WorkflowQueued{}, err
 	}
@@ -181,79 +193,51 @@ func (h ExecuteWorkflowHandler) queue(ctx context.Context, tx pgx.Tx, cmd Execut
 		return WorkflowQueued{}, &ConcurrentLimitError{Limit: limit, Active: active.Active()}
 	}
 
-	// the first workflow of an org is free; the others need the balance
-	_, ranBefore, err := h.store.Last(ctx, tx, workflow.FirstRunStream(cmd.OrgID))
-	if err != nil {
-		return WorkflowQueued{}, err
-	}
-	q.Free = !ranBefore
 	if !q.Free {
-		ledger, err := ledgers.load(ctx, h.store, tx, credit.Stream(cmd.OrgID))
+		ledger, err := h.repos.Ledgers.Load(tx, cmd.OrgID)
 		if err != nil {
 			return WorkflowQueued{}, err
 		}
 		if ledger.Balance() < int64(planned.Credits) {
-			return WorkflowQueued{}, &InsufficientCreditsError{Required: int64(planned.Credits), Balance: ledger.Balance()}
+			return WorkflowQueued{}, insufficient(ledger, int64(planned.Credits))
 		}
 	}
 
-	add := func(stream string, expected int64, typ string, data any) error {
-		_, err := h.store.AppendTx(ctx, tx, stream, expected, eventstore.NewEvent{Type: typ, Data: data, Metadata: m})
-		return err
-	}
 	var out WorkflowQueued
 	if cmd.Delivery.Method == "webhook" {
 		stream := workflow.WebhookStream(cmd.OrgID, cmd.Delivery.WebhookURL)
 		q.Delivery.WebhookID = stream
-		_, registered, err := h.store.Last(ctx, tx, stream)
+		_, registered, err := h.repos.Store.Last(tx.Context(), tx.DB(), stream)
 		if err != nil {
 			return WorkflowQueued{}, err
 		}
 		if !registered {
 			out.WebhookSecret = h.newSecret()
 			reg := workflow.WebhookRegistered{OrgID: cmd.OrgID, URL: cmd.Delivery.WebhookURL, SealedSecret: h.sealer.Seal([]byte(out.WebhookSecret))}
-			if err := add(stream, eventstore.NewStream, workflow.EventWebhookRegistered, reg); err != nil {
+			if _, err := tx.Append(stream, event.NewStream, reg); err != nil {
 				return WorkflowQueued{}, err
 			}
 		}
 	}
-	if err := add(taskStream, taskVersion, workflow.EventTaskSubmitted, workflow.Submitted{WorkflowID: planned.WorkflowID}); err != nil {
+	if _, err := tx.Append(taskStream, taskVersion, workflow.Submitted{WorkflowID: planned.WorkflowID}); err != nil {
 		return WorkflowQueued{}, err
 	}
-	if err := add(workflow.SlotsStream(cmd.OrgID), active.Version(), workflow.EventSlotTaken, slot); err != nil {
+	if _, err := h.repos.Slots.Save(tx, cmd.OrgID, active, slot); err != nil {
 		return WorkflowQueued{}, err
 	}
 	if q.Free {
-		if err := add(workflow.FirstRunStream(cmd.OrgID), eventstore.NewStream, workflow.EventFirstRun, slot); err != nil {
+		if _, err := tx.Append(workflow.FirstRunStream(cmd.OrgID), event.NewStream, workflow.FirstRunClaimed(slot)); err != nil {
 			return WorkflowQueued{}, err
 		}
 	}
-	events := []eventstore.NewEvent{{Type: workflow.EventQueued, Data: q, Metadata: m}}
-	if cmd.Fresh != nil {
-		events = append([]eventstore.NewEvent{{Type: workflow.EventPlanned, Data: planned, Metadata: m}}, events...)
+	if fresh != nil {
+		_, err = tx.Append(workflow.Stream(planned.WorkflowID), event.NewStream, planned, q)
+	} else {
+		_, err = h.repos.Workflows.Save(tx, planned.WorkflowID, wf, q)
 	}
-	pos, err := h.store.AppendTx(ctx, tx, workflow.Stream(planned.WorkflowID), expected, events...)
 	if err != nil {
 		return WorkflowQueued{}, err
 	}
-	out.Planned, out.Queued, out.Position = planned, q, pos
+	out.Planned, out.Queued = planned, q
 	return out, nil
-}
-
-// storedContext applies spec A's context persistence rules to a stored
-// plan and the body's context.
-func storedContext(p workflow.Planned, body *string) (string, []workflow.Warning) {
-	switch {
-	case body == nil && !p.ContextPersisted:
-		return "", []workflow.Warning{{Code: "legacy_plan_context_unavailable",
-			Message:    "This plan was made before plans kept their context; it runs without additional context.",
-			Suggestion: "Pass context.additional_context with execute, or plan again."}}
-	case body == nil || *body == p.AdditionalContext:
-		return p.AdditionalContext, nil
-	case p.AdditionalContext == "":
-		return *body, nil
-	}
-	return *body, []workflow.Warning{{Code: "context_differs_from_plan",
-		Message:    "The context given with execute differs from the plan's; the one given with execute is used.",
-		Suggestion: "Omit context on execute to use the plan's, or plan again with the new context."}}
 }

@@ -5,11 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
-
 	"svc/domain/planning"
 	"svc/domain/workflow"
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // PlanWorkflow classifies a task and persists its plan (or, for a
@@ -26,22 +25,54 @@ type PlanWorkflow struct {
 // workflow ids set.
 type WorkflowsPlanned struct {
 	Result   planning.Result
-	Position eventstore.Position
+	Position event.Position
 }
 
 // PlanWorkflowHandler handles PlanWorkflow.
 type PlanWorkflowHandler struct {
-	store   *eventstore.Store
+	repos   *Repositories
 	planner *planning.Planner
+	checker ConnectionChecker
+	history CostHistory
 }
 
-// NewPlanWorkflowHandler returns a handler planning with planner and
-// appending to store.
-func NewPlanWorkflowHandler(store *eventstore.Store, planner *planning.Planner) PlanWorkflowHandler {
-	if store == nil || planner == nil {
-		panic("nil dependency")
+// ConnectionChecker checks the context servers a plan names before it is
+// built: it sets each connection's State, Detail and, for a server that
+// lists them over MCP, its Resources.
+type ConnectionChecker interface {
+	CheckConnections(ctx context.Context, conns []planning.Connection)
+}
+
+// CostHistory is the observed cost of a task type's completed runs as a
+// ratio of their estimate (cost.range); ok is false without history.
+type CostHistory interface {
+	CostRatio(ctx context.Context, taskType string) (min, max float64, ok bool, err error)
+}
+
+// PlanOption configures a PlanWorkflowHandler.
+type PlanOption func(*PlanWorkflowHandler)
+
+// WithConnectionChecker checks plans' context servers with c (default:
+// none are checked; they stay as given).
+func WithConnectionChecker(c ConnectionChecker) PlanOption {
+	return func(h *PlanWorkflowHandler) { h.checker = c }
+}
+
+// WithCostHistory gives plans their cost.range from h (default: none).
+func WithCostHistory(c CostHistory) PlanOption {
+	return func(h *PlanWorkflowHandler) { h.history = c }
+}
+
+// NewPlanWorkflowHandler returns a handler planning with planner over repos.
+func NewPlanWorkflowHandler(repos *Repositories, planner *planning.Planner, opts ...PlanOption) PlanWorkflowHandler {
+	if planner == nil {
+		panic("commands: nil planner")
 	}
-	return PlanWorkflowHandler{store: store, planner: planner}
+	h := PlanWorkflowHandler{repos: must(repos), planner: planner}
+	for _, o := range opts {
+		o(&h)
+	}
+	return h
 }
 
 // steps is the sequence as execution needs it.
@@ -55,9 +86,21 @@ func (h PlanWorkflowHandler) steps(seq []planning.Step) []workflow.PlannedStep {
 	return out
 }
 
-// Prepare plans without appending: the result (workflow ids set) and the
-// WorkflowPlanned event of each plan.
-func (h PlanWorkflowHandler) Prepare(cmd PlanWorkflow) (planning.Result, []workflow.Planned, error) {
+// prepare checks the plan's connections and plans, without appending: the
+// result (workflow ids set) and the WorkflowPlanned event of each plan.
+func (h PlanWorkflowHandler) prepare(ctx context.Context, cmd PlanWorkflow) (planning.Result, []workflow.Planned, error) {
+	if h.checker != nil {
+		h.checker.CheckConnections(ctx, cmd.Request.Connections)
+	}
+	if h.history != nil && cmd.Request.History == nil {
+		cmd.Request.History = func(taskType string) (float64, float64, bool) {
+			lo, hi, ok, err := h.history.CostRatio(ctx, taskType)
+			return lo, hi, ok && err == nil
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return planning.Result{}, nil, err
+	}
 	res, err := h.planner.Plan(cmd.Request)
 	if err != nil {
 		return planning.Result{}, nil, err
@@ -107,25 +150,20 @@ func (h PlanWorkflowHandler) Prepare(cmd PlanWorkflow) (planning.Result, []workf
 
 // Handle plans and appends one WorkflowPlanned per plan, all in one transaction.
 func (h PlanWorkflowHandler) Handle(ctx context.Context, cmd PlanWorkflow) (WorkflowsPlanned, error) {
-	res, events, err := h.Prepare(cmd)
+	res, events, err := h.prepare(ctx, cmd)
 	if err != nil {
 		return WorkflowsPlanned{}, err
 	}
-	out := WorkflowsPlanned{Result: res}
-	m := meta(ctx, cmd.OrgID)
-	err = h.store.Transact(ctx, func(tx pgx.Tx) error {
+	pos, err := h.repos.Store.Run(ctx, orgTx(cmd.OrgID), func(tx *eventstore.Tx) error {
 		for _, e := range events {
-			pos, err := h.store.AppendTx(ctx, tx, workflow.Stream(e.WorkflowID), eventstore.NewStream,
-				eventstore.NewEvent{Type: workflow.EventPlanned, Data: e, Metadata: m})
-			if err != nil {
+			if _, err := tx.Append(workflow.Stream(e.WorkflowID), event.NewStream, e); err != nil {
 				return err
 			}
-			out.Position = pos
 		}
 		return nil
 	})
 	if err != nil {
 		return WorkflowsPlanned{}, fmt.Errorf("plan workflow: %w", err)
 	}
-	return out, nil
+	return WorkflowsPlanned{Result: res, Position: pos}, nil
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"svc/domain/credit"
-	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // RefundCredits returns credits charged to a workflow.
@@ -19,41 +19,25 @@ type RefundCredits struct {
 // CreditsRefunded is the outcome of RefundCredits.
 type CreditsRefunded struct {
 	Balance  int64
-	Position eventstore.Position
+	Position event.Position
 }
 
 // RefundCreditsHandler handles RefundCredits.
-type RefundCreditsHandler struct {
-	store *eventstore.Store
-}
+type RefundCreditsHandler struct{ repos *Repositories }
 
-// NewRefundCreditsHandler returns a handler appending to store.
-func NewRefundCreditsHandler(store *eventstore.Store) RefundCreditsHandler {
-	if store == nil {
-		panic("nil event store")
-	}
-	return RefundCreditsHandler{store: store}
+// NewRefundCreditsHandler returns a handler over repos.
+func NewRefundCreditsHandler(repos *Repositories) RefundCreditsHandler {
+	return RefundCreditsHandler{repos: must(repos)}
 }
 
 // Handle refunds at most what the workflow was charged.
 func (h RefundCreditsHandler) Handle(ctx context.Context, cmd RefundCredits) (CreditsRefunded, error) {
-	var out CreditsRefunded
-	err := eventstore.Retry(ctx, attempts, func() error {
-		ledger, err := loadLedger(ctx, h.store, cmd.OrgID)
-		if err != nil {
-			return err
-		}
-		r, err := ledger.Refund(cmd.WorkflowID, cmd.Amount, cmd.Reason)
-		if err != nil {
-			return err
-		}
-		pos, err := h.store.Append(ctx, credit.Stream(cmd.OrgID), ledger.Version(),
-			eventstore.NewEvent{Type: credit.EventRefunded, Data: r, Metadata: meta(ctx, cmd.OrgID)})
-		out = CreditsRefunded{Balance: ledger.Balance() + r.Amount, Position: pos}
-		return err
+	ledger, pos, err := h.repos.Ledgers.Update(ctx, cmd.OrgID, cmd.OrgID, func(l *credit.Ledger) ([]event.Data, error) {
+		r, err := l.Refund(cmd.WorkflowID, cmd.Amount, cmd.Reason)
+		return []event.Data{r}, err
 	})
 	if err != nil {
 		return CreditsRefunded{}, fmt.Errorf("refund credits: %w", err)
 	}
-	return out, nil
+	return CreditsRefunded{Balance: ledger.Balance(), Position: pos}, nil
 }

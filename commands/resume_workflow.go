@@ -2,17 +2,16 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"fmt"
-
-	"github.com/jackc/pgx/v5"
 
 	"svc/domain/workflow"
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
-// ErrResumeConflict is a resume that lost the race to another one.
-var ErrResumeConflict = errors.New("another resume of the workflow is in flight")
+// ErrResumeConflict is a resume that lost the race to another one, or of a
+// workflow a worker is running.
+var ErrResumeConflict = workflow.ErrResumeConflict
 
 // ResumeWorkflow continues a stalled, failed, paused or timed-out workflow
 // from its first step without a result.
@@ -29,63 +28,62 @@ type ResumeWorkflow struct {
 type WorkflowResumed struct {
 	FromStep   int
 	TotalSteps int
-	Position   eventstore.Position
+	Position   event.Position
 }
 
 // ResumeWorkflowHandler handles ResumeWorkflow.
-type ResumeWorkflowHandler struct{ store *eventstore.Store }
+type ResumeWorkflowHandler struct{ repos *Repositories }
 
-// NewResumeWorkflowHandler returns a handler appending to store.
-func NewResumeWorkflowHandler(store *eventstore.Store) ResumeWorkflowHandler {
-	if store == nil {
-		panic("nil dependency")
-	}
-	return ResumeWorkflowHandler{store: store}
+// NewResumeWorkflowHandler returns a handler over repos.
+func NewResumeWorkflowHandler(repos *Repositories) ResumeWorkflowHandler {
+	return ResumeWorkflowHandler{repos: must(repos)}
 }
 
 // Handle appends WorkflowResumed with the version it read (the optimistic
 // lock: a concurrent resume gets ErrResumeConflict, as does a resume of a
-// workflow a worker is running), takes the workflow's
-// slot again if it had given it up, and checks the balance covers the
-// remaining steps (only those are charged).
+// workflow a worker is running), takes the workflow's slot again if it had
+// given it up, and checks the balance covers the remaining steps (only
+// those are charged).
 func (h ResumeWorkflowHandler) Handle(ctx context.Context, cmd ResumeWorkflow) (WorkflowResumed, error) {
 	var out WorkflowResumed
-	err := onWorkflow(ctx, h.store, cmd.OrgID, cmd.WorkflowID, func(tx pgx.Tx, wf *workflow.Workflow) error {
-		var err error
-		if wf.Status() == workflow.StatusResuming {
+	pos, err := h.repos.Store.Run(ctx, orgTx(cmd.OrgID), func(tx *eventstore.Tx) error {
+		wf, err := h.repos.Workflows.LoadOwned(tx, cmd.OrgID, cmd.WorkflowID)
+		if err != nil {
+			return err
+		}
+		running, err := leased(tx, wf.ID())
+		if err != nil {
+			return err
+		}
+		resumed, err := wf.Resume(cmd.Approve, running, cmd.RevisionGuidance, cmd.KeyID)
+		if err != nil {
+			return err
+		}
+		if err := covers(tx, h.repos, wf, wf.Remaining()); err != nil {
+			return err
+		}
+		if err := takeSlot(tx, h.repos, wf, cmd.Tier); err != nil {
+			return err
+		}
+		out = WorkflowResumed{FromStep: resumed.FromStep, TotalSteps: len(wf.Planned().Steps)}
+		_, err = h.repos.Workflows.Save(tx, wf.ID(), wf, resumed)
+		if h.repos.Workflows.Conflict(err, wf.ID()) {
 			return ErrResumeConflict
 		}
-		if running, err := leased(ctx, tx, wf.ID()); err != nil {
-			return err
-		} else if running { // a worker holds it: it is not stalled, it runs
-			return ErrResumeConflict
-		}
-		if err := wf.CheckResume(cmd.Approve); err != nil {
-			return err
-		}
-		next, _ := wf.NextOpen()
-		if err := covers(ctx, h.store, tx, wf, wf.Remaining()); err != nil {
-			return err
-		}
-		if err := takeSlot(ctx, h.store, tx, wf, cmd.Tier); err != nil {
-			return err
-		}
-		out = WorkflowResumed{FromStep: next.Step, TotalSteps: len(wf.Planned().Steps)}
-		out.Position, err = appendWorkflow(ctx, h.store, tx, wf, ErrResumeConflict, eventstore.NewEvent{Type: workflow.EventResumed,
-			Data: workflow.Resumed{From: wf.Status(), FromStep: next.Step, RevisionGuidance: cmd.RevisionGuidance, KeyID: cmd.KeyID}})
 		return err
 	})
 	if err != nil {
 		return WorkflowResumed{}, fmt.Errorf("resume workflow: %w", err)
 	}
+	out.Position = pos
 	return out, nil
 }
 
 // leased reports whether a worker holds a live lease on workflow id (the
 // workflow is being run, not stalled).
-func leased(ctx context.Context, tx pgx.Tx, id string) (bool, error) {
+func leased(tx *eventstore.Tx, id string) (bool, error) {
 	var held bool
-	err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM workflow_leases WHERE workflow_id = $1 AND expires_at > now())`, id).Scan(&held)
+	err := tx.DB().QueryRow(tx.Context(), `SELECT EXISTS (SELECT 1 FROM workflow_leases WHERE workflow_id = $1 AND expires_at > now())`, id).Scan(&held)
 	if err != nil {
 		return false, fmt.Errorf("read lease: %w", err)
 	}

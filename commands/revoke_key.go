@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"svc/domain/apikey"
-	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // RevokeKey makes an API key invalid.
@@ -17,47 +17,25 @@ type RevokeKey struct {
 
 // KeyRevoked is the outcome of RevokeKey.
 type KeyRevoked struct {
-	Position eventstore.Position
+	Position event.Position
 }
 
 // RevokeKeyHandler handles RevokeKey.
-type RevokeKeyHandler struct {
-	store *eventstore.Store
-}
+type RevokeKeyHandler struct{ repos *Repositories }
 
-// NewRevokeKeyHandler returns a handler appending to store.
-func NewRevokeKeyHandler(store *eventstore.Store) RevokeKeyHandler {
-	if store == nil {
-		panic("nil event store")
-	}
-	return RevokeKeyHandler{store: store}
+// NewRevokeKeyHandler returns a handler over repos.
+func NewRevokeKeyHandler(repos *Repositories) RevokeKeyHandler {
+	return RevokeKeyHandler{repos: must(repos)}
 }
 
 // Handle revokes a key of the caller's org.
 func (h RevokeKeyHandler) Handle(ctx context.Context, cmd RevokeKey) (KeyRevoked, error) {
-	var out KeyRevoked
-	err := eventstore.Retry(ctx, attempts, func() error {
-		events, err := h.store.Load(ctx, apikey.Stream(cmd.KeyID))
-		if err != nil {
-			return err
-		}
-		k, err := apikey.Load(events)
-		if err != nil {
-			return err
-		}
-		if k.OrgID() != cmd.OrgID {
-			return apikey.ErrNotFound
-		}
+	_, pos, err := h.repos.Keys.Update(ctx, cmd.OrgID, cmd.KeyID, func(k *apikey.Key) ([]event.Data, error) {
 		r, err := k.Revoke()
-		if err != nil {
-			return err
-		}
-		out.Position, err = h.store.Append(ctx, apikey.Stream(cmd.KeyID), k.Version(),
-			eventstore.NewEvent{Type: apikey.EventRevoked, Data: r, Metadata: meta(ctx, cmd.OrgID)})
-		return err
+		return []event.Data{r}, err
 	})
 	if err != nil && !errors.Is(err, apikey.ErrNotFound) && !errors.Is(err, apikey.ErrAlreadyRevoked) {
 		return KeyRevoked{}, fmt.Errorf("revoke key: %w", err)
 	}
-	return out, err
+	return KeyRevoked{Position: pos}, err
 }

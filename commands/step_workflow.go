@@ -6,21 +6,20 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"svc/domain/workflow"
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // Interactive step actions.
 const (
-	StepNext  = "next"
-	StepSkip  = "skip"
-	StepAbort = "abort"
+	StepNext  = workflow.StepNext
+	StepSkip  = workflow.StepSkip
+	StepAbort = workflow.StepAbort
 )
 
 // ErrInvalidAction is a step action other than next, skip and abort.
-var ErrInvalidAction = errors.New("action must be next, skip or abort")
+var ErrInvalidAction = workflow.ErrInvalidAction
 
 // StepWorkflow drives an interactive workflow one action at a time.
 type StepWorkflow struct {
@@ -35,128 +34,90 @@ type WorkflowStepped struct {
 	Status string // step_executing, interactive_waiting, aborted, or executing after the last step
 	// Step is the step next runs or skip skipped.
 	Step workflow.PlannedStep
-	// NextStep is the step after a skip (ok false when none is left).
+	// NextStep is the step after a skip (HasNext false when none is left).
 	NextStep       workflow.PlannedStep
 	HasNext        bool
 	StepsCompleted int
 	TotalSteps     int
-	Position       eventstore.Position
+	Position       event.Position
 }
 
 // StepWorkflowHandler handles StepWorkflow.
 type StepWorkflowHandler struct {
-	store *eventstore.Store
+	repos *Repositories
 	idle  time.Duration
 	now   func() time.Time
 }
 
-// NewStepWorkflowHandler returns a handler whose sessions expire after
-// idle without activity (spec A: 30 minutes).
-func NewStepWorkflowHandler(store *eventstore.Store, idle time.Duration) StepWorkflowHandler {
-	if store == nil {
-		panic("nil dependency")
-	}
+// NewStepWorkflowHandler returns a handler over repos whose sessions
+// expire after idle without activity (spec A: 30 minutes).
+func NewStepWorkflowHandler(repos *Repositories, idle time.Duration) StepWorkflowHandler {
 	if idle <= 0 {
 		idle = workflow.InteractiveIdle
 	}
-	return StepWorkflowHandler{store: store, idle: idle, now: time.Now}
+	return StepWorkflowHandler{repos: must(repos), idle: idle, now: time.Now}
 }
 
 // Handle takes the workflow's step lock and appends the action's events in
 // one transaction. An idle session is marked timed_out (committed) and the
 // call answers workflow.ErrSessionExpired.
 func (h StepWorkflowHandler) Handle(ctx context.Context, cmd StepWorkflow) (WorkflowStepped, error) {
-	switch cmd.Action {
-	case StepNext, StepSkip, StepAbort:
-	default:
-		return WorkflowStepped{}, ErrInvalidAction
-	}
 	var (
-		out     WorkflowStepped
+		wf      *workflow.Workflow
+		step    workflow.PlannedStep
+		before  int
 		expired bool
 	)
-	err := eventstore.Retry(ctx, attempts, func() error {
-		out, expired = WorkflowStepped{}, false
-		return h.store.Transact(ctx, func(tx pgx.Tx) error {
-			var err error
-			out, expired, err = h.step(ctx, tx, cmd)
+	pos, err := h.repos.Store.Run(ctx, orgTx(cmd.OrgID), func(tx *eventstore.Tx) error {
+		// the step lock: one action per workflow at a time, across processes
+		var locked bool
+		if err := tx.DB().QueryRow(ctx, `SELECT pg_try_advisory_xact_lock(hashtext('step:' || $1))`, cmd.WorkflowID).Scan(&locked); err != nil {
 			return err
-		})
+		}
+		if !locked {
+			return workflow.ErrStepInProgress
+		}
+		var err error
+		if wf, err = h.repos.Workflows.LoadOwned(tx, cmd.OrgID, cmd.WorkflowID); err != nil {
+			return err
+		}
+		step, _ = wf.NextOpen()
+		before = wf.StepsCompleted()
+		events, err := wf.Interact(cmd.Action, cmd.Feedback, h.now(), h.idle)
+		expired = errors.Is(err, workflow.ErrSessionExpired)
+		if err != nil && !expired {
+			return err
+		}
+		if cmd.Action == StepNext && !expired {
+			if err := covers(tx, h.repos, wf, wf.StepCharge(step)); err != nil {
+				return err
+			}
+		}
+		_, err = h.repos.Workflows.Save(tx, wf.ID(), wf, events...)
+		if h.repos.Workflows.Conflict(err, wf.ID()) {
+			return workflow.ErrStepInProgress
+		}
+		if err != nil {
+			return err
+		}
+		if workflow.Ends(events...) { // aborted, or timed out
+			return releaseSlot(tx, h.repos, wf)
+		}
+		return nil
 	})
 	if err != nil {
 		return WorkflowStepped{}, fmt.Errorf("step workflow: %w", err)
 	}
+	out := WorkflowStepped{Status: wf.Status(), TotalSteps: len(wf.Planned().Steps), Position: pos}
 	if expired {
 		return out, fmt.Errorf("step workflow: %w", workflow.ErrSessionExpired)
 	}
-	return out, nil
-}
-
-func (h StepWorkflowHandler) step(ctx context.Context, tx pgx.Tx, cmd StepWorkflow) (WorkflowStepped, bool, error) {
-	// the step lock: one action per workflow at a time, across processes
-	var locked bool
-	if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock(hashtext('step:' || $1))`, cmd.WorkflowID).Scan(&locked); err != nil {
-		return WorkflowStepped{}, false, err
-	}
-	if !locked {
-		return WorkflowStepped{}, false, workflow.ErrStepInProgress
-	}
-	wf, err := loadOwned(ctx, h.store, tx, cmd.OrgID, cmd.WorkflowID)
-	if err != nil {
-		return WorkflowStepped{}, false, err
-	}
-	if err := wf.CheckStep(h.now(), h.idle); errors.Is(err, workflow.ErrSessionExpired) {
-		idle := int64(wf.Idle(h.now()).Seconds())
-		pos, err := appendWorkflow(ctx, h.store, tx, wf, workflow.ErrStepInProgress,
-			eventstore.NewEvent{Type: workflow.EventTimedOut, Data: workflow.TimedOut{IdleSeconds: idle}})
-		if err != nil {
-			return WorkflowStepped{}, false, err
-		}
-		return WorkflowStepped{Status: workflow.StatusTimedOut, TotalSteps: len(wf.Planned().Steps), Position: pos}, true, releaseSlot(ctx, h.store, tx, wf)
-	} else if err != nil {
-		return WorkflowStepped{}, false, err
-	}
-	out := WorkflowStepped{TotalSteps: len(wf.Planned().Steps), StepsCompleted: wf.StepsCompleted()}
-	open, ok := wf.NextOpen()
-	if !ok { // cannot happen at interactive_waiting: the last result moves the run on
-		return WorkflowStepped{}, false, workflow.ErrNothingLeft
-	}
-	var ev eventstore.NewEvent
-	switch cmd.Action {
-	case StepNext:
-		if err := covers(ctx, h.store, tx, wf, wf.StepCharge(open)); err != nil {
-			return WorkflowStepped{}, false, err
-		}
-		ev = eventstore.NewEvent{Type: workflow.EventStepRequested, Data: workflow.StepRequested{Step: open.Step, Name: open.Name, Feedback: cmd.Feedback}}
-		out.Status, out.Step = workflow.StatusStepExecuting, open
-	case StepSkip:
-		ev = eventstore.NewEvent{Type: workflow.EventStepSkipped, Data: workflow.StepSkipped{Step: open.Step, Name: open.Name}}
-		out.Status, out.Step = workflow.StatusInteractiveWaiting, open
-	case StepAbort:
-		ev = eventstore.NewEvent{Type: workflow.EventAborted, Data: workflow.Aborted{StepsCompleted: out.StepsCompleted, TotalSteps: out.TotalSteps}}
-		out.Status = workflow.StatusAborted
-	}
-	pos, err := appendWorkflow(ctx, h.store, tx, wf, workflow.ErrStepInProgress, ev)
-	if err != nil {
-		return WorkflowStepped{}, false, err
-	}
-	out.Position = pos
-	if cmd.Action == StepAbort {
-		if err := releaseSlot(ctx, h.store, tx, wf); err != nil {
-			return WorkflowStepped{}, false, err
-		}
+	out.StepsCompleted = before
+	if cmd.Action != StepAbort {
+		out.Step = step
 	}
 	if cmd.Action == StepSkip {
-		// what follows the skip: the next open step, or the run's end
-		for _, s := range wf.Planned().Steps[open.Step:] {
-			if !wf.StepDone(s.Step) {
-				out.NextStep, out.HasNext = s, true
-				break
-			}
-		}
-		if !out.HasNext {
-			out.Status = workflow.StatusExecuting
-		}
+		out.NextStep, out.HasNext = wf.NextOpen()
 	}
-	return out, false, nil
+	return out, nil
 }

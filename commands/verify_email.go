@@ -7,11 +7,11 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"svc/domain/credit"
 	"svc/domain/org"
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // VerifyEmail confirms an organization's email with the token that was mailed
@@ -25,35 +25,28 @@ type EmailVerified struct {
 	OrgID           string
 	Granted         int64 // 0 when the email was already verified
 	AlreadyVerified bool
-	Position        eventstore.Position
+	Position        event.Position
 }
 
 // VerifyEmailHandler handles VerifyEmail.
-type VerifyEmailHandler struct {
-	store *eventstore.Store
+type VerifyEmailHandler struct{ repos *Repositories }
+
+// NewVerifyEmailHandler returns a handler over repos.
+func NewVerifyEmailHandler(repos *Repositories) VerifyEmailHandler {
+	return VerifyEmailHandler{repos: must(repos)}
 }
 
-// NewVerifyEmailHandler returns a handler appending to store.
-func NewVerifyEmailHandler(store *eventstore.Store) VerifyEmailHandler {
-	if store == nil {
-		panic("nil event store")
-	}
-	return VerifyEmailHandler{store: store}
-}
-
-// Handle verifies; a second use of a valid token succeeds with nothing granted.
+// Handle verifies and grants in one transaction; a second use of a valid
+// token succeeds with nothing granted.
 func (h VerifyEmailHandler) Handle(ctx context.Context, cmd VerifyEmail) (EmailVerified, error) {
 	orgID, _, ok := strings.Cut(cmd.Token, ".")
 	if !ok || uuid.Validate(orgID) != nil {
 		return EmailVerified{}, org.ErrInvalidToken
 	}
-	var out EmailVerified
-	err := eventstore.Retry(ctx, attempts, func() error {
-		events, err := h.store.Load(ctx, org.Stream(orgID))
-		if err != nil {
-			return err
-		}
-		o, err := org.Load(events)
+	out := EmailVerified{OrgID: orgID}
+	pos, err := h.repos.Store.Run(ctx, eventstore.TxOptions{Metadata: event.Metadata{OrgID: orgID}}, func(tx *eventstore.Tx) error {
+		out.AlreadyVerified, out.Granted = false, 0
+		o, err := h.repos.Orgs.Load(tx, orgID)
 		if errors.Is(err, org.ErrNotFound) {
 			return org.ErrInvalidToken
 		}
@@ -61,32 +54,33 @@ func (h VerifyEmailHandler) Handle(ctx context.Context, cmd VerifyEmail) (EmailV
 			return err
 		}
 		verified, err := o.VerifyEmail(cmd.Token)
-		if errors.Is(err, org.ErrAlreadyVerified) {
-			out = EmailVerified{OrgID: orgID, AlreadyVerified: true}
+		switch {
+		case errors.Is(err, org.ErrAlreadyVerified):
+			out.AlreadyVerified = true
 			return nil
-		}
-		if errors.Is(err, org.ErrNoEmail) {
+		case errors.Is(err, org.ErrNoEmail):
 			return org.ErrInvalidToken
+		case err != nil:
+			return err
 		}
+		ledger, err := h.repos.Ledgers.Load(tx, orgID)
 		if err != nil {
 			return err
 		}
-		grant, err := credit.New(orgID).Grant(credit.EmailVerificationGrant, credit.ReasonEmailVerification, "")
+		grant, err := ledger.Grant(credit.EmailVerificationGrant, credit.ReasonEmailVerification, "")
 		if err != nil {
 			return err
 		}
-		m := meta(ctx, orgID)
-		return h.store.Transact(ctx, func(tx pgx.Tx) error {
-			if _, err := h.store.AppendTx(ctx, tx, org.Stream(orgID), o.Version(), eventstore.NewEvent{Type: org.EventEmailVerified, Data: verified, Metadata: m}); err != nil {
-				return err
-			}
-			pos, err := h.store.AppendTx(ctx, tx, credit.Stream(orgID), eventstore.AnyVersion, eventstore.NewEvent{Type: credit.EventGranted, Data: grant, Metadata: m})
-			out = EmailVerified{OrgID: orgID, Granted: grant.Amount, Position: pos}
+		if _, err := h.repos.Orgs.Save(tx, orgID, o, verified); err != nil {
 			return err
-		})
+		}
+		_, err = h.repos.Ledgers.Save(tx, orgID, ledger, grant)
+		out.Granted = grant.Amount
+		return err
 	})
 	if err != nil {
 		return EmailVerified{}, fmt.Errorf("verify email: %w", err)
 	}
+	out.Position = pos
 	return out, nil
 }

@@ -22,6 +22,7 @@ import (
 
 	"svc/domain/credit"
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // BenchmarkAppend appends one event per Store.Append call from c goroutines,
@@ -85,19 +86,18 @@ func benchAppend(b *testing.B, c, size int) {
 	type writer struct {
 		stream    string
 		version   int64
-		events    []eventstore.NewEvent
+		events    []event.New
 		latencies []time.Duration
 	}
 	writers := make([]*writer, c)
 	for g := range writers {
 		org := uuid.NewString()
-		w := &writer{stream: fmt.Sprintf("bench-%s-%d", run, g), version: eventstore.NewStream}
+		w := &writer{stream: fmt.Sprintf("bench-%s-%d", run, g), version: event.NewStream}
 		for i := 0; i < size; i++ {
-			w.events = append(w.events, eventstore.NewEvent{
-				Type: credit.EventCharged,
+			w.events = append(w.events, event.New{
 				Data: credit.Charged{OrgID: org, Amount: int64(1 + i%40), Reason: "workflow_step",
 					WorkflowID: fmt.Sprintf("wr_%s_%d", run, i/8), Step: i % 8, KeyID: org, AgentID: "agent_1"},
-				Metadata: eventstore.Metadata{OrgID: org, Actor: "key:" + org, RequestID: "req_" + run},
+				Metadata: event.Metadata{OrgID: org, Actor: "key:" + org, RequestID: "req_" + run},
 			})
 		}
 		w.latencies = make([]time.Duration, 0, b.N/c+1)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // TestConcurrentWritersOneStream has 32 writers race to append each next
@@ -38,13 +39,13 @@ func TestConcurrentWritersOneStream(t *testing.T) {
 		go func(w int) {
 			defer wg.Done()
 			<-start
-			expected := eventstore.NewStream
+			expected := event.NewStream
 			for attempt := 0; ; attempt++ {
 				if expected >= versions-1 {
 					return
 				}
-				data := map[string]int{"writer": w, "attempt": attempt}
-				_, err := s.Append(ctx, stream, expected, eventstore.NewEvent{Type: "Claimed", Data: data})
+				claim := map[string]int{"writer": w, "attempt": attempt}
+				_, err := s.Append(ctx, stream, expected, event.New{Data: data{"Claimed", claim}})
 				if err == nil {
 					mu.Lock()
 					if _, dup := wins[expected+1]; dup {
@@ -55,8 +56,8 @@ func TestConcurrentWritersOneStream(t *testing.T) {
 					expected++
 					continue
 				}
-				var ce *eventstore.ConflictError
-				if !errors.Is(err, eventstore.ErrConcurrency) || !errors.As(err, &ce) {
+				var ce *event.ConflictError
+				if !errors.Is(err, event.ErrConcurrency) || !errors.As(err, &ce) {
 					mu.Lock()
 					others = append(others, err)
 					mu.Unlock()
@@ -147,8 +148,8 @@ func TestConcurrentAnyVersionWriters(t *testing.T) {
 			defer wg.Done()
 			for i := 0; i < each; i++ {
 				err := eventstore.Retry(ctx, 100, func() error {
-					_, err := s.Append(ctx, "any", eventstore.AnyVersion, eventstore.NewEvent{Type: "Tick", Data: map[string]int{"w": w, "i": i}})
-					if errors.Is(err, eventstore.ErrConcurrency) {
+					_, err := s.Append(ctx, "any", event.AnyVersion, event.New{Data: data{"Tick", map[string]int{"w": w, "i": i}}})
+					if errors.Is(err, event.ErrConcurrency) {
 						mu.Lock()
 						escaped++
 						mu.Unlock()

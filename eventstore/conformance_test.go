@@ -13,16 +13,17 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // EventStore is what the conformance suite needs from an event store
 // implementation.
 type EventStore interface {
-	Append(ctx context.Context, stream string, expected int64, events ...eventstore.NewEvent) (eventstore.Position, error)
-	AppendTx(ctx context.Context, tx pgx.Tx, stream string, expected int64, events ...eventstore.NewEvent) (eventstore.Position, error)
+	Append(ctx context.Context, stream string, expected int64, events ...event.New) (event.Position, error)
+	AppendTx(ctx context.Context, tx pgx.Tx, stream string, expected int64, events ...event.New) (event.Position, error)
 	Transact(ctx context.Context, fn func(tx pgx.Tx) error) error
-	Load(ctx context.Context, stream string) ([]eventstore.Event, error)
-	ReadAll(ctx context.Context, db eventstore.DB, after eventstore.Position, limit int, f eventstore.Filter) ([]eventstore.Event, error)
+	Load(ctx context.Context, stream string) ([]event.Event, error)
+	ReadAll(ctx context.Context, db eventstore.DB, after event.Position, limit int, f eventstore.Filter) ([]event.Event, error)
 	Subscribe() (<-chan struct{}, func())
 }
 
@@ -57,7 +58,7 @@ func runConformance(t *testing.T, h Harness) {
 
 	t.Run("AppendNewStreamVersionsFromZero", func(t *testing.T) {
 		s, _ := h.Open(t)
-		p1, err := s.Append(ctx, "order-1", eventstore.NewStream, ev("Placed", map[string]int{"n": 1}), ev("Paid", map[string]int{"n": 2}))
+		p1, err := s.Append(ctx, "order-1", event.NewStream, ev("Placed", map[string]int{"n": 1}), ev("Paid", map[string]int{"n": 2}))
 		if err != nil {
 			t.Fatalf("append new stream: %v", err)
 		}
@@ -97,15 +98,15 @@ func runConformance(t *testing.T, h Harness) {
 
 	t.Run("WrongExpectedVersionConflicts", func(t *testing.T) {
 		s, _ := h.Open(t)
-		if _, err := s.Append(ctx, "acct", eventstore.NewStream, ev("A", nil), ev("B", nil)); err != nil {
+		if _, err := s.Append(ctx, "acct", event.NewStream, ev("A", nil), ev("B", nil)); err != nil {
 			t.Fatal(err)
 		}
 		for _, expected := range []int64{0, 2, 7} {
 			_, err := s.Append(ctx, "acct", expected, ev("C", nil))
-			if !errors.Is(err, eventstore.ErrConcurrency) {
+			if !errors.Is(err, event.ErrConcurrency) {
 				t.Fatalf("expected %d: err %v, want ErrConcurrency", expected, err)
 			}
-			var ce *eventstore.ConflictError
+			var ce *event.ConflictError
 			if !errors.As(err, &ce) {
 				t.Fatalf("expected %d: err %T is not a *ConflictError", expected, err)
 			}
@@ -114,7 +115,7 @@ func runConformance(t *testing.T, h Harness) {
 			}
 		}
 		_, err := s.Append(ctx, "missing", 0, ev("A", nil))
-		var ce *eventstore.ConflictError
+		var ce *event.ConflictError
 		if !errors.As(err, &ce) || ce.Actual != -1 {
 			t.Errorf("append at version 0 to a missing stream: %v, want a conflict with actual -1", err)
 		}
@@ -132,15 +133,15 @@ func runConformance(t *testing.T, h Harness) {
 
 	t.Run("NewStreamOnExistingStreamConflicts", func(t *testing.T) {
 		s, _ := h.Open(t)
-		if _, err := s.Append(ctx, "user-1", eventstore.NewStream, ev("Registered", nil)); err != nil {
+		if _, err := s.Append(ctx, "user-1", event.NewStream, ev("Registered", nil)); err != nil {
 			t.Fatal(err)
 		}
-		_, err := s.Append(ctx, "user-1", eventstore.NewStream, ev("Registered", nil))
-		if !errors.Is(err, eventstore.ErrConcurrency) {
+		_, err := s.Append(ctx, "user-1", event.NewStream, ev("Registered", nil))
+		if !errors.Is(err, event.ErrConcurrency) {
 			t.Fatalf("second NewStream append: %v, want ErrConcurrency", err)
 		}
-		var ce *eventstore.ConflictError
-		if !errors.As(err, &ce) || ce.Expected != eventstore.NewStream || ce.Actual != 0 {
+		var ce *event.ConflictError
+		if !errors.As(err, &ce) || ce.Expected != event.NewStream || ce.Actual != 0 {
 			t.Fatalf("conflict %v, want expected -1 actual 0", err)
 		}
 		if got, _ := s.Load(ctx, "user-1"); len(got) != 1 {
@@ -151,7 +152,7 @@ func runConformance(t *testing.T, h Harness) {
 	t.Run("AnyVersion", func(t *testing.T) {
 		s, _ := h.Open(t)
 		for i := 0; i < 3; i++ {
-			if _, err := s.Append(ctx, "log", eventstore.AnyVersion, ev("Line", map[string]int{"i": i}), ev("Line", map[string]int{"i": i})); err != nil {
+			if _, err := s.Append(ctx, "log", event.AnyVersion, ev("Line", map[string]int{"i": i}), ev("Line", map[string]int{"i": i})); err != nil {
 				t.Fatalf("AnyVersion append %d: %v", i, err)
 			}
 		}
@@ -176,18 +177,18 @@ func runConformance(t *testing.T, h Harness) {
 			Price float64 `json:"price"`
 			Tags  []string
 		}
-		meta := eventstore.Metadata{OrgID: org1, Actor: "user:42", RequestID: "req-1", CorrelationID: "corr-1", CausationID: "cause-1"}
+		meta := event.Metadata{OrgID: org1, Actor: "user:42", RequestID: "req-1", CorrelationID: "corr-1", CausationID: "cause-1"}
 		before := time.Now()
-		_, err := s.Append(ctx, "cart-9", eventstore.NewStream,
-			eventstore.NewEvent{Type: "ItemAdded", Data: placed{Item: "pen", Price: 1.5, Tags: []string{"a"}}, Metadata: meta},
-			eventstore.NewEvent{Type: "Raw", Data: json.RawMessage(`{"b":[1,2,{"c":null}],"a":"x"}`), Metadata: meta},
-			eventstore.NewEvent{Type: "Bytes", Data: []byte(`[true,"é"]`), Metadata: meta},
+		_, err := s.Append(ctx, "cart-9", event.NewStream,
+			event.New{Data: data{"ItemAdded", placed{Item: "pen", Price: 1.5, Tags: []string{"a"}}}, Metadata: meta},
+			event.New{Data: data{"Raw", json.RawMessage(`{"b":[1,2,{"c":null}],"a":"x"}`)}, Metadata: meta},
+			event.New{Data: data{"Bytes", []byte(`[true,"é"]`)}, Metadata: meta},
 		)
 		if err != nil {
 			t.Fatal(err)
 		}
 		after := time.Now()
-		if _, err := s.Append(ctx, "other", eventstore.NewStream, ev("Noise", nil)); err != nil {
+		if _, err := s.Append(ctx, "other", event.NewStream, ev("Noise", nil)); err != nil {
 			t.Fatal(err)
 		}
 		got, err := s.Load(ctx, "cart-9")
@@ -245,33 +246,33 @@ func runConformance(t *testing.T, h Harness) {
 
 	t.Run("MetadataFromContextFillsEmptyFields", func(t *testing.T) {
 		s, _ := h.Open(t)
-		full := eventstore.Metadata{OrgID: org1, Actor: "user:ctx", RequestID: "req-ctx", CorrelationID: "corr-ctx", CausationID: "cause-ctx"}
-		cctx := eventstore.WithMetadata(ctx, full)
-		if got := eventstore.MetadataFrom(cctx); got != full {
+		full := event.Metadata{OrgID: org1, Actor: "user:ctx", RequestID: "req-ctx", CorrelationID: "corr-ctx", CausationID: "cause-ctx"}
+		cctx := event.WithMetadata(ctx, full)
+		if got := event.MetadataFrom(cctx); got != full {
 			t.Fatalf("MetadataFrom = %+v", got)
 		}
-		own := eventstore.Metadata{OrgID: org2, Actor: "key:own", RequestID: "req-own", CorrelationID: "corr-own", CausationID: "cause-own"}
-		_, err := s.Append(cctx, "m", eventstore.NewStream,
-			eventstore.NewEvent{Type: "Partial", Metadata: eventstore.Metadata{Actor: "key:own"}},
-			eventstore.NewEvent{Type: "Own", Metadata: own},
-			eventstore.NewEvent{Type: "Empty"},
+		own := event.Metadata{OrgID: org2, Actor: "key:own", RequestID: "req-own", CorrelationID: "corr-own", CausationID: "cause-own"}
+		_, err := s.Append(cctx, "m", event.NewStream,
+			event.New{Data: data{"Partial", nil}, Metadata: event.Metadata{Actor: "key:own"}},
+			event.New{Data: data{"Own", nil}, Metadata: own},
+			event.New{Data: data{"Empty", nil}},
 		)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// Without correlation id anywhere, the request id stands in for it.
-		_, err = s.Append(eventstore.WithMetadata(ctx, eventstore.Metadata{RequestID: "req-2"}), "m", 2, eventstore.NewEvent{Type: "Correlated"})
+		_, err = s.Append(event.WithMetadata(ctx, event.Metadata{RequestID: "req-2"}), "m", 2, event.New{Data: data{"Correlated", nil}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Append(ctx, "m", 3, eventstore.NewEvent{Type: "Bare"}); err != nil {
+		if _, err := s.Append(ctx, "m", 3, event.New{Data: data{"Bare", nil}}); err != nil {
 			t.Fatal(err)
 		}
 		got, err := s.Load(ctx, "m")
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []eventstore.Metadata{
+		want := []event.Metadata{
 			{OrgID: org1, Actor: "key:own", RequestID: "req-ctx", CorrelationID: "corr-ctx", CausationID: "cause-ctx"},
 			own,
 			full,
@@ -290,18 +291,18 @@ func runConformance(t *testing.T, h Harness) {
 
 	t.Run("ReadAllOrderPagingAndFilters", func(t *testing.T) {
 		s, db := h.Open(t)
-		m1 := eventstore.Metadata{OrgID: org1}
-		m2 := eventstore.Metadata{OrgID: org2}
+		m1 := event.Metadata{OrgID: org1}
+		m2 := event.Metadata{OrgID: org2}
 		appends := []struct {
 			stream   string
 			expected int64
-			events   []eventstore.NewEvent
+			events   []event.New
 		}{
-			{"acct-1", eventstore.NewStream, []eventstore.NewEvent{{Type: "Opened", Metadata: m1}}},
-			{"acct-2", eventstore.NewStream, []eventstore.NewEvent{{Type: "Opened", Metadata: m2}}},
-			{"acct-1", 0, []eventstore.NewEvent{{Type: "Deposited", Metadata: m1, Data: map[string]int{"amount": 5}}}},
-			{"acct-3", eventstore.NewStream, []eventstore.NewEvent{{Type: "Opened"}}},
-			{"acct-2", 0, []eventstore.NewEvent{{Type: "Deposited", Metadata: m2}, {Type: "Withdrawn", Metadata: m2}}},
+			{"acct-1", event.NewStream, []event.New{{Data: data{"Opened", nil}, Metadata: m1}}},
+			{"acct-2", event.NewStream, []event.New{{Data: data{"Opened", nil}, Metadata: m2}}},
+			{"acct-1", 0, []event.New{{Data: data{"Deposited", map[string]int{"amount": 5}}, Metadata: m1}}},
+			{"acct-3", event.NewStream, []event.New{{Data: data{"Opened", nil}}}},
+			{"acct-2", 0, []event.New{{Data: data{"Deposited", nil}, Metadata: m2}, {Data: data{"Withdrawn", nil}, Metadata: m2}}},
 		}
 		var want []string
 		for _, a := range appends {
@@ -309,10 +310,10 @@ func runConformance(t *testing.T, h Harness) {
 				t.Fatal(err)
 			}
 			for _, e := range a.events {
-				want = append(want, a.stream+"/"+e.Type)
+				want = append(want, a.stream+"/"+e.Type())
 			}
 		}
-		names := func(events []eventstore.Event) []string {
+		names := func(events []event.Event) []string {
 			out := make([]string, 0, len(events))
 			for _, e := range events {
 				out = append(out, e.StreamID+"/"+e.Type)
@@ -320,7 +321,7 @@ func runConformance(t *testing.T, h Harness) {
 			return out
 		}
 		h.Settle(t)
-		all, err := s.ReadAll(ctx, db, eventstore.Position{}, 0, eventstore.Filter{})
+		all, err := s.ReadAll(ctx, db, event.Position{}, 0, eventstore.Filter{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -332,8 +333,8 @@ func runConformance(t *testing.T, h Harness) {
 			t.Errorf("ReadAll event 2: data %s metadata %+v", all[2].Data, all[2].Metadata)
 		}
 		for _, size := range []int{1, 2, 4, 6, 7} {
-			var paged []eventstore.Event
-			var after eventstore.Position
+			var paged []event.Event
+			var after event.Position
 			for pages := 0; ; pages++ {
 				if pages > 10 {
 					t.Fatalf("page size %d: paging does not end", size)
@@ -381,7 +382,7 @@ func runConformance(t *testing.T, h Harness) {
 			{"org and until", eventstore.Filter{OrgID: org2, Until: all[4].Position}, []string{"acct-2/Opened", "acct-2/Deposited"}},
 		}
 		for _, c := range filters {
-			got, err := s.ReadAll(ctx, db, eventstore.Position{}, 100, c.f)
+			got, err := s.ReadAll(ctx, db, event.Position{}, 100, c.f)
 			if err != nil {
 				t.Fatalf("%s: %v", c.name, err)
 			}
@@ -404,19 +405,19 @@ func runConformance(t *testing.T, h Harness) {
 			ctx      context.Context
 			stream   string
 			expected int64
-			events   []eventstore.NewEvent
+			events   []event.New
 		}{
-			{"empty stream", ctx, "", eventstore.NewStream, []eventstore.NewEvent{ev("A", nil)}},
-			{"no events", ctx, "s", eventstore.NewStream, nil},
-			{"expected -3", ctx, "s", -3, []eventstore.NewEvent{ev("A", nil)}},
-			{"expected -100", ctx, "s", -100, []eventstore.NewEvent{ev("A", nil)}},
-			{"empty type", ctx, "s", eventstore.NewStream, []eventstore.NewEvent{ev("", nil)}},
-			{"invalid raw JSON", ctx, "s", eventstore.NewStream, []eventstore.NewEvent{ev("A", json.RawMessage(`{"a":`))}},
-			{"invalid JSON bytes", ctx, "s", eventstore.NewStream, []eventstore.NewEvent{ev("A", []byte("not json"))}},
-			{"unmarshalable data", ctx, "s", eventstore.NewStream, []eventstore.NewEvent{ev("A", map[string]any{"f": func() {}})}},
-			{"one bad event of two", ctx, "s", eventstore.NewStream, []eventstore.NewEvent{ev("A", nil), ev("B", json.RawMessage(`nope`))}},
-			{"org id not a UUID", ctx, "s", eventstore.NewStream, []eventstore.NewEvent{{Type: "A", Metadata: eventstore.Metadata{OrgID: "acme"}}}},
-			{"org id from context not a UUID", eventstore.WithMetadata(ctx, eventstore.Metadata{OrgID: "42"}), "s", eventstore.NewStream, []eventstore.NewEvent{ev("A", nil)}},
+			{"empty stream", ctx, "", event.NewStream, []event.New{ev("A", nil)}},
+			{"no events", ctx, "s", event.NewStream, nil},
+			{"expected -3", ctx, "s", -3, []event.New{ev("A", nil)}},
+			{"expected -100", ctx, "s", -100, []event.New{ev("A", nil)}},
+			{"empty type", ctx, "s", event.NewStream, []event.New{ev("", nil)}},
+			{"invalid raw JSON", ctx, "s", event.NewStream, []event.New{ev("A", json.RawMessage(`{"a":`))}},
+			{"invalid JSON bytes", ctx, "s", event.NewStream, []event.New{ev("A", []byte("not json"))}},
+			{"unmarshalable data", ctx, "s", event.NewStream, []event.New{ev("A", map[string]any{"f": func() {}})}},
+			{"one bad event of two", ctx, "s", event.NewStream, []event.New{ev("A", nil), ev("B", json.RawMessage(`nope`))}},
+			{"org id not a UUID", ctx, "s", event.NewStream, []event.New{{Data: data{"A", nil}, Metadata: event.Metadata{OrgID: "acme"}}}},
+			{"org id from context not a UUID", event.WithMetadata(ctx, event.Metadata{OrgID: "42"}), "s", event.NewStream, []event.New{ev("A", nil)}},
 		}
 		for _, c := range cases {
 			_, err := s.Append(c.ctx, c.stream, c.expected, c.events...)
@@ -424,7 +425,7 @@ func runConformance(t *testing.T, h Harness) {
 				t.Errorf("%s: Append succeeded", c.name)
 				continue
 			}
-			if errors.Is(err, eventstore.ErrConcurrency) {
+			if errors.Is(err, event.ErrConcurrency) {
 				t.Errorf("%s: %v is a concurrency error", c.name, err)
 			}
 			err = s.Transact(ctx, func(tx pgx.Tx) error {
@@ -436,7 +437,7 @@ func runConformance(t *testing.T, h Harness) {
 			}
 		}
 		h.Settle(t)
-		all, err := s.ReadAll(ctx, db, eventstore.Position{}, 100, eventstore.Filter{})
+		all, err := s.ReadAll(ctx, db, event.Position{}, 100, eventstore.Filter{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -444,20 +445,20 @@ func runConformance(t *testing.T, h Harness) {
 			t.Errorf("rejected appends stored %d events", len(all))
 		}
 		// The store still works afterwards.
-		if _, err := s.Append(ctx, "s", eventstore.NewStream, ev("A", json.RawMessage(`{"ok":true}`))); err != nil {
+		if _, err := s.Append(ctx, "s", event.NewStream, ev("A", json.RawMessage(`{"ok":true}`))); err != nil {
 			t.Errorf("valid append after rejected ones: %v", err)
 		}
 	})
 
 	t.Run("TransactIsAtomic", func(t *testing.T) {
 		s, db := h.Open(t)
-		if _, err := s.Append(ctx, "existing", eventstore.NewStream, ev("Created", nil)); err != nil {
+		if _, err := s.Append(ctx, "existing", event.NewStream, ev("Created", nil)); err != nil {
 			t.Fatal(err)
 		}
 		boom := errors.New("boom")
 		err := s.Transact(ctx, func(tx pgx.Tx) error {
 			for i := 0; i < 3; i++ {
-				if _, err := s.AppendTx(ctx, tx, fmt.Sprintf("t-%d", i), eventstore.NewStream, ev("Made", nil), ev("Done", nil)); err != nil {
+				if _, err := s.AppendTx(ctx, tx, fmt.Sprintf("t-%d", i), event.NewStream, ev("Made", nil), ev("Done", nil)); err != nil {
 					return err
 				}
 			}
@@ -470,13 +471,13 @@ func runConformance(t *testing.T, h Harness) {
 			t.Fatalf("Transact = %v, want boom", err)
 		}
 		err = s.Transact(ctx, func(tx pgx.Tx) error {
-			if _, err := s.AppendTx(ctx, tx, "t-0", eventstore.NewStream, ev("Made", nil)); err != nil {
+			if _, err := s.AppendTx(ctx, tx, "t-0", event.NewStream, ev("Made", nil)); err != nil {
 				return err
 			}
-			_, err := s.AppendTx(ctx, tx, "existing", eventstore.NewStream, ev("Again", nil))
+			_, err := s.AppendTx(ctx, tx, "existing", event.NewStream, ev("Again", nil))
 			return err
 		})
-		if !errors.Is(err, eventstore.ErrConcurrency) {
+		if !errors.Is(err, event.ErrConcurrency) {
 			t.Fatalf("Transact with a conflicting append = %v, want ErrConcurrency", err)
 		}
 		for _, stream := range []string{"t-0", "t-1", "t-2"} {
@@ -488,10 +489,10 @@ func runConformance(t *testing.T, h Harness) {
 			t.Errorf("existing stream has %d events after rollbacks, want 1", len(got))
 		}
 
-		var last eventstore.Position
+		var last event.Position
 		err = s.Transact(ctx, func(tx pgx.Tx) error {
 			for i := 0; i < 3; i++ {
-				p, err := s.AppendTx(ctx, tx, fmt.Sprintf("t-%d", i), eventstore.NewStream, ev("Made", nil), ev("Done", nil))
+				p, err := s.AppendTx(ctx, tx, fmt.Sprintf("t-%d", i), event.NewStream, ev("Made", nil), ev("Done", nil))
 				if err != nil {
 					return err
 				}
@@ -504,7 +505,7 @@ func runConformance(t *testing.T, h Harness) {
 			t.Fatal(err)
 		}
 		h.Settle(t)
-		all, err := s.ReadAll(ctx, db, eventstore.Position{}, 100, eventstore.Filter{})
+		all, err := s.ReadAll(ctx, db, event.Position{}, 100, eventstore.Filter{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -547,11 +548,11 @@ func runConformance(t *testing.T, h Harness) {
 			}
 		}
 		expectNone("subscribing")
-		if _, err := s.Append(ctx, "sub", eventstore.NewStream, ev("A", nil)); err != nil {
+		if _, err := s.Append(ctx, "sub", event.NewStream, ev("A", nil)); err != nil {
 			t.Fatal(err)
 		}
 		expectSignal("Append")
-		if _, err := s.Append(ctx, "sub", eventstore.NewStream, ev("A", nil)); err == nil {
+		if _, err := s.Append(ctx, "sub", event.NewStream, ev("A", nil)); err == nil {
 			t.Fatal("conflicting append succeeded")
 		}
 		expectNone("a failed Append")

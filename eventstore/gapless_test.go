@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // checkpointReader reads the log the way projections do: ReadAll after its
@@ -22,14 +23,14 @@ import (
 type checkpointReader struct {
 	s     *eventstore.Store
 	db    eventstore.DB
-	after eventstore.Position
-	seen  []eventstore.Event
+	after event.Position
+	seen  []event.Event
 	page  int
 }
 
 // poll reads every event visible now after the checkpoint, in pages.
-func (r *checkpointReader) poll(ctx context.Context) ([]eventstore.Event, error) {
-	var got []eventstore.Event
+func (r *checkpointReader) poll(ctx context.Context) ([]event.Event, error) {
+	var got []event.Event
 	for {
 		page, err := r.s.ReadAll(ctx, r.db, r.after, r.page, eventstore.Filter{})
 		if err != nil {
@@ -49,7 +50,7 @@ func (r *checkpointReader) poll(ctx context.Context) ([]eventstore.Event, error)
 	}
 }
 
-func (r *checkpointReader) mustPoll(t *testing.T, ctx context.Context) []eventstore.Event {
+func (r *checkpointReader) mustPoll(t *testing.T, ctx context.Context) []event.Event {
 	t.Helper()
 	got, err := r.poll(ctx)
 	if err != nil {
@@ -58,7 +59,7 @@ func (r *checkpointReader) mustPoll(t *testing.T, ctx context.Context) []eventst
 	return got
 }
 
-func types(events []eventstore.Event) []string {
+func types(events []event.Event) []string {
 	out := []string{}
 	for _, e := range events {
 		out = append(out, e.Type)
@@ -87,7 +88,7 @@ func TestReaderNeverSkipsLateCommits(t *testing.T) {
 	ctx := testCtx(t, 60*time.Second)
 	r := &checkpointReader{s: s, db: pool, page: 10}
 
-	if _, err := s.Append(ctx, "seed", eventstore.NewStream, ev("Seed", nil)); err != nil {
+	if _, err := s.Append(ctx, "seed", event.NewStream, ev("Seed", nil)); err != nil {
 		t.Fatal(err)
 	}
 	settle(t)
@@ -97,11 +98,11 @@ func TestReaderNeverSkipsLateCommits(t *testing.T) {
 
 	t.Run("OlderOpenTransactionHoldsBackNewerCommits", func(t *testing.T) {
 		txA := begin(t, ctx, pool)
-		posA, err := s.AppendTx(ctx, txA, "a", eventstore.NewStream, ev("A", nil))
+		posA, err := s.AppendTx(ctx, txA, "a", event.NewStream, ev("A", nil))
 		if err != nil {
 			t.Fatal(err)
 		}
-		posB, err := s.Append(ctx, "b", eventstore.NewStream, ev("B", nil))
+		posB, err := s.Append(ctx, "b", event.NewStream, ev("B", nil))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,10 +171,10 @@ func TestReaderNeverSkipsLateCommits(t *testing.T) {
 
 	t.Run("RolledBackTransactionLeavesNothingAndReleasesReaders", func(t *testing.T) {
 		txC := begin(t, ctx, pool)
-		if _, err := s.AppendTx(ctx, txC, "c", eventstore.NewStream, ev("C", nil), ev("C", nil)); err != nil {
+		if _, err := s.AppendTx(ctx, txC, "c", event.NewStream, ev("C", nil), ev("C", nil)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Append(ctx, "d", eventstore.NewStream, ev("D", nil)); err != nil {
+		if _, err := s.Append(ctx, "d", event.NewStream, ev("D", nil)); err != nil {
 			t.Fatal(err)
 		}
 		if got := r.mustPoll(t, ctx); len(got) != 0 {
@@ -189,7 +190,7 @@ func TestReaderNeverSkipsLateCommits(t *testing.T) {
 		// A rolled back Transact neither stores nor blocks.
 		boom := errors.New("boom")
 		err := s.Transact(ctx, func(tx pgx.Tx) error {
-			if _, err := s.AppendTx(ctx, tx, "c", eventstore.NewStream, ev("C", nil)); err != nil {
+			if _, err := s.AppendTx(ctx, tx, "c", event.NewStream, ev("C", nil)); err != nil {
 				return err
 			}
 			return boom
@@ -217,11 +218,11 @@ func TestReaderNeverSkipsLateCommits(t *testing.T) {
 		txs := make([]pgx.Tx, n)
 		for i := range txs {
 			txs[i] = begin(t, ctx, pool)
-			if _, err := s.AppendTx(ctx, txs[i], fmt.Sprintf("i-%d", i), eventstore.NewStream, ev(fmt.Sprintf("I%d", i), nil)); err != nil {
+			if _, err := s.AppendTx(ctx, txs[i], fmt.Sprintf("i-%d", i), event.NewStream, ev(fmt.Sprintf("I%d", i), nil)); err != nil {
 				t.Fatal(err)
 			}
 		}
-		var got []eventstore.Event
+		var got []event.Event
 		for _, i := range []int{3, 1, 4, 0, 2} {
 			if i == 4 {
 				if err := txs[i].Rollback(ctx); err != nil {
@@ -242,7 +243,7 @@ func TestReaderNeverSkipsLateCommits(t *testing.T) {
 	// Everything the reader saw, in the order it saw it, is the log read in
 	// one go: nothing skipped, nothing twice.
 	settle(t)
-	all := readAllPages(t, ctx, s, pool, eventstore.Position{}, 1000, eventstore.Filter{})
+	all := readAllPages(t, ctx, s, pool, event.Position{}, 1000, eventstore.Filter{})
 	if len(all) != len(r.seen) {
 		t.Fatalf("reader saw %d events, the log has %d", len(r.seen), len(all))
 	}
@@ -297,10 +298,10 @@ func TestReaderStress(t *testing.T) {
 					stream := fmt.Sprintf("w%d-s%d", w, rng.IntN(3))
 					cur, ok := version[stream]
 					if !ok {
-						cur = eventstore.NewStream
+						cur = event.NewStream
 					}
 					k := key{w, op, 0}
-					if _, err := s.Append(ctx, stream, cur, eventstore.NewEvent{Type: "Plain", Data: k}); err != nil {
+					if _, err := s.Append(ctx, stream, cur, event.New{Data: data{"Plain", k}}); err != nil {
 						fail(err)
 						return
 					}
@@ -322,11 +323,11 @@ func TestReaderStress(t *testing.T) {
 					cur, ok := next[stream]
 					if !ok {
 						if cur, ok = version[stream]; !ok {
-							cur = eventstore.NewStream
+							cur = event.NewStream
 						}
 					}
 					k1, k2 := key{w, op, 2 * i}, key{w, op, 2*i + 1}
-					_, err := s.AppendTx(ctx, tx, stream, cur, eventstore.NewEvent{Type: "Tx", Data: k1}, eventstore.NewEvent{Type: "Tx", Data: k2})
+					_, err := s.AppendTx(ctx, tx, stream, cur, event.New{Data: data{"Tx", k1}}, event.New{Data: data{"Tx", k2}})
 					if err != nil {
 						_ = tx.Rollback(ctx)
 						fail(err)
@@ -413,7 +414,7 @@ func TestReaderStress(t *testing.T) {
 	if len(committed) == 0 || rolled == 0 {
 		t.Fatalf("degenerate run: %d committed, %d rolled back", len(committed), rolled)
 	}
-	all := readAllPages(t, ctx, s, pool, eventstore.Position{}, 1000, eventstore.Filter{})
+	all := readAllPages(t, ctx, s, pool, event.Position{}, 1000, eventstore.Filter{})
 	if len(all) != len(r.seen) {
 		t.Fatalf("reader saw %d events, the log has %d", len(r.seen), len(all))
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"svc/eventstore/event"
 	"time"
 
 	"github.com/google/uuid"
@@ -32,7 +33,7 @@ type appendCall struct {
 }
 
 type appendResult struct {
-	pos Position
+	pos event.Position
 	err error
 }
 
@@ -42,23 +43,24 @@ type eventRow struct {
 }
 
 // encode turns events into rows, taking empty metadata fields from ctx.
-func encode(ctx context.Context, events []NewEvent) ([]eventRow, error) {
-	defaults := MetadataFrom(ctx)
+func encode(ctx context.Context, events []event.New) ([]eventRow, error) {
+	defaults := event.MetadataFrom(ctx)
 	rows := make([]eventRow, len(events))
 	for i, e := range events {
-		if e.Type == "" {
-			return nil, errors.New("eventstore: event without a type")
+		typ := e.Type()
+		if typ == "" {
+			return nil, errors.New("eventstore: event without data or a type")
 		}
-		data, err := marshalData(e.Data)
+		data, err := json.Marshal(e.Data)
 		if err != nil {
-			return nil, fmt.Errorf("eventstore: marshal %s: %w", e.Type, err)
+			return nil, fmt.Errorf("eventstore: marshal %s: %w", typ, err)
 		}
-		m := e.Metadata.withDefaults(defaults)
+		m := e.Metadata.Or(defaults)
 		meta, err := json.Marshal(m)
 		if err != nil {
 			return nil, fmt.Errorf("eventstore: marshal metadata: %w", err)
 		}
-		rows[i] = eventRow{id: uuid.NewString(), typ: e.Type, data: string(data), meta: string(meta)}
+		rows[i] = eventRow{id: uuid.NewString(), typ: typ, data: string(data), meta: string(meta)}
 		if m.OrgID != "" {
 			if _, err := uuid.Parse(m.OrgID); err != nil {
 				return nil, fmt.Errorf("eventstore: metadata org_id %q is not a UUID", m.OrgID)
@@ -153,14 +155,14 @@ func (s *Store) writeGroup(calls []*appendCall) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	got := map[string]Position{}
+	got := map[string]event.Position{}
 	counts := map[string]int{}
 	rows, err := s.pool.Query(ctx, groupSQL, streams, expected, ids, types, datas, metas, orgs, ords)
 	if err == nil {
 		for rows.Next() {
 			var (
 				stream string
-				p      Position
+				p      event.Position
 				txText string
 			)
 			if err = rows.Scan(&stream, &p.Global, &txText); err != nil {
@@ -193,13 +195,13 @@ func (s *Store) writeGroup(calls []*appendCall) {
 }
 
 // groupAppend hands a call to the group writers and waits for its outcome.
-func (s *Store) groupAppend(ctx context.Context, stream string, expected int64, rows []eventRow) (Position, error) {
+func (s *Store) groupAppend(ctx context.Context, stream string, expected int64, rows []eventRow) (event.Position, error) {
 	s.startGroup()
 	c := &appendCall{ctx: ctx, stream: stream, expected: expected, rows: rows, done: make(chan appendResult, 1)}
 	select {
 	case s.calls <- c:
 	case <-ctx.Done():
-		return Position{}, ctx.Err()
+		return event.Position{}, ctx.Err()
 	}
 	r := <-c.done
 	return r.pos, r.err

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // TestGroupedAppendsKeepEachOutcome: many concurrent Append calls, which the
@@ -19,7 +20,7 @@ func TestGroupedAppendsKeepEachOutcome(t *testing.T) {
 	testDB.Reset(t)
 	ctx := context.Background()
 	for i := 0; i < 50; i++ {
-		if _, err := store.Append(ctx, fmt.Sprintf("g-%d", i), eventstore.NewStream, eventstore.NewEvent{Type: "Seed"}); err != nil {
+		if _, err := store.Append(ctx, fmt.Sprintf("g-%d", i), event.NewStream, event.New{Data: data{"Seed", nil}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -32,11 +33,11 @@ func TestGroupedAppendsKeepEachOutcome(t *testing.T) {
 			stream := fmt.Sprintf("g-%d", i%50)
 			switch i / 50 {
 			case 0: // right version, two events
-				_, errs[i] = store.Append(ctx, stream, 0, eventstore.NewEvent{Type: "A"}, eventstore.NewEvent{Type: "B"})
+				_, errs[i] = store.Append(ctx, stream, 0, event.New{Data: data{"A", nil}}, event.New{Data: data{"B", nil}})
 			case 1: // wrong version (the stream has one event at least)
-				_, errs[i] = store.Append(ctx, stream, 7, eventstore.NewEvent{Type: "Wrong"})
+				_, errs[i] = store.Append(ctx, stream, 7, event.New{Data: data{"Wrong", nil}})
 			case 2: // any version, two calls per stream of their own
-				_, errs[i] = store.Append(ctx, fmt.Sprintf("h-%d", i%25), eventstore.AnyVersion, eventstore.NewEvent{Type: "Any"})
+				_, errs[i] = store.Append(ctx, fmt.Sprintf("h-%d", i%25), event.AnyVersion, event.New{Data: data{"Any", nil}})
 			}
 		}()
 	}
@@ -48,7 +49,7 @@ func TestGroupedAppendsKeepEachOutcome(t *testing.T) {
 				t.Errorf("call %d: %v", i, err)
 			}
 		case 1:
-			var ce *eventstore.ConflictError
+			var ce *event.ConflictError
 			if !errors.As(err, &ce) || ce.Expected != 7 {
 				t.Errorf("call %d: %v, want a conflict", i, err)
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"svc/eventstore"
+	"svc/eventstore/event"
 	"svc/test/pgtest"
 )
 
@@ -78,14 +79,33 @@ func settle(t *testing.T) {
 	}
 }
 
-func ev(typ string, data any) eventstore.NewEvent {
-	return eventstore.NewEvent{Type: typ, Data: data}
+func ev(typ string, v any) event.New {
+	return event.New{Data: data{typ, v}}
+}
+
+// data is event data under any type name, for the store's own tests: v is
+// written as JSON (json.RawMessage and []byte as they are, nil as {}).
+type data struct {
+	typ string
+	v   any
+}
+
+func (d data) EventType() string { return d.typ }
+
+func (d data) MarshalJSON() ([]byte, error) {
+	switch v := d.v.(type) {
+	case nil:
+		return []byte("{}"), nil
+	case []byte:
+		return json.RawMessage(v).MarshalJSON()
+	}
+	return json.Marshal(d.v)
 }
 
 // readAllPages reads the whole visible log after from through s in pages of size.
-func readAllPages(t *testing.T, ctx context.Context, s *eventstore.Store, db eventstore.DB, from eventstore.Position, size int, f eventstore.Filter) []eventstore.Event {
+func readAllPages(t *testing.T, ctx context.Context, s *eventstore.Store, db eventstore.DB, from event.Position, size int, f eventstore.Filter) []event.Event {
 	t.Helper()
-	var out []eventstore.Event
+	var out []event.Event
 	after := from
 	for {
 		page, err := s.ReadAll(ctx, db, after, size, f)
@@ -104,7 +124,7 @@ func readAllPages(t *testing.T, ctx context.Context, s *eventstore.Store, db eve
 }
 
 // assertStrictOrder fails unless events are strictly increasing in global order.
-func assertStrictOrder(t *testing.T, events []eventstore.Event) {
+func assertStrictOrder(t *testing.T, events []event.Event) {
 	t.Helper()
 	for i := 1; i < len(events); i++ {
 		if !events[i-1].Position.Less(events[i].Position) {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // TestReadAllOrdersTransactionIDsNumerically plants events whose transaction
@@ -21,7 +22,7 @@ func TestReadAllOrdersTransactionIDsNumerically(t *testing.T) {
 		}
 	}
 	var got []uint64
-	after := eventstore.Position{}
+	after := event.Position{}
 	for {
 		page, err := store.ReadAll(ctx, testDB.Pool, after, 2, eventstore.Filter{})
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"svc/eventstore/event"
 	"sync"
 	"time"
 
@@ -64,26 +65,26 @@ WHERE $2::bigint = -2 OR cur.v = $2::bigint
 ORDER BY e.ord
 RETURNING position, transaction_id::text`
 
-// Append appends events to stream if its version is expected (NewStream,
-// AnyVersion or the version of its last event), in a transaction of its own,
+// Append appends events to stream if its version is expected (event.NewStream,
+// event.AnyVersion or the version of its last event), in a transaction of its own,
 // and returns the position of the last event appended. Concurrent calls on
 // different streams may share a transaction (see group.go); each keeps its
 // own outcome.
-func (s *Store) Append(ctx context.Context, stream string, expected int64, events ...NewEvent) (Position, error) {
+func (s *Store) Append(ctx context.Context, stream string, expected int64, events ...event.New) (event.Position, error) {
 	if err := validate(stream, expected, events); err != nil {
-		return Position{}, err
+		return event.Position{}, err
 	}
 	rows, err := encode(ctx, events)
 	if err != nil {
-		return Position{}, err
+		return event.Position{}, err
 	}
-	var pos Position
+	var pos event.Position
 	once := func() (err error) {
 		pos, err = s.groupAppend(ctx, stream, expected, rows)
 		return err
 	}
 	err = once()
-	if expected == AnyVersion && errors.Is(err, ErrConcurrency) {
+	if expected == event.AnyVersion && errors.Is(err, event.ErrConcurrency) {
 		// two writers read the same last version: try again, as promised
 		err = Retry(ctx, 32, once)
 	}
@@ -95,31 +96,31 @@ func (s *Store) Append(ctx context.Context, stream string, expected int64, event
 
 // AppendTx appends inside tx; the events are delivered only if tx commits.
 // Call Notify (or use Transact, which does) after the commit.
-func (s *Store) AppendTx(ctx context.Context, tx pgx.Tx, stream string, expected int64, events ...NewEvent) (Position, error) {
+func (s *Store) AppendTx(ctx context.Context, tx pgx.Tx, stream string, expected int64, events ...event.New) (event.Position, error) {
 	if err := validate(stream, expected, events); err != nil {
-		return Position{}, err
+		return event.Position{}, err
 	}
 	rows, err := encode(ctx, events)
 	if err != nil {
-		return Position{}, err
+		return event.Position{}, err
 	}
 	return s.appendRows(ctx, tx, stream, expected, rows)
 }
 
-func validate(stream string, expected int64, events []NewEvent) error {
+func validate(stream string, expected int64, events []event.New) error {
 	switch {
 	case stream == "":
 		return errors.New("eventstore: empty stream id")
 	case len(events) == 0:
 		return errors.New("eventstore: nothing to append")
-	case expected < AnyVersion:
+	case expected < event.AnyVersion:
 		return fmt.Errorf("eventstore: invalid expected version %d", expected)
 	}
 	return nil
 }
 
 // appendRows appends encoded events to one stream through db.
-func (s *Store) appendRows(ctx context.Context, db DB, stream string, expected int64, events []eventRow) (Position, error) {
+func (s *Store) appendRows(ctx context.Context, db DB, stream string, expected int64, events []eventRow) (event.Position, error) {
 	var (
 		rows pgx.Rows
 		err  error
@@ -136,24 +137,24 @@ func (s *Store) appendRows(ctx context.Context, db DB, stream string, expected i
 		rows, err = db.Query(ctx, appendManySQL, stream, expected, ids, types, datas, metas, orgs)
 	}
 	if err != nil {
-		return Position{}, fmt.Errorf("eventstore: append to %s: %w", stream, err)
+		return event.Position{}, fmt.Errorf("eventstore: append to %s: %w", stream, err)
 	}
 	var (
-		last  Position
+		last  event.Position
 		count int
 	)
 	for rows.Next() {
 		var (
-			p      Position
+			p      event.Position
 			txText string
 		)
 		if err := rows.Scan(&p.Global, &txText); err != nil {
 			rows.Close()
-			return Position{}, fmt.Errorf("eventstore: append to %s: %w", stream, err)
+			return event.Position{}, fmt.Errorf("eventstore: append to %s: %w", stream, err)
 		}
 		if p.TransactionID, err = strconv.ParseUint(txText, 10, 64); err != nil {
 			rows.Close()
-			return Position{}, fmt.Errorf("eventstore: transaction id %q: %w", txText, err)
+			return event.Position{}, fmt.Errorf("eventstore: transaction id %q: %w", txText, err)
 		}
 		if last.Less(p) {
 			last = p
@@ -164,36 +165,17 @@ func (s *Store) appendRows(ctx context.Context, db DB, stream string, expected i
 	if err := rows.Err(); err != nil {
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "events_stream_version" {
-			return Position{}, &ConflictError{Stream: stream, Expected: expected, Actual: -2}
+			return event.Position{}, &event.ConflictError{Stream: stream, Expected: expected, Actual: -2}
 		}
-		return Position{}, fmt.Errorf("eventstore: append to %s: %w", stream, err)
+		return event.Position{}, fmt.Errorf("eventstore: append to %s: %w", stream, err)
 	}
 	if count != len(events) {
 		// the expected version did not match: find the actual one for the error
 		actual := int64(-2)
 		_ = db.QueryRow(ctx, `SELECT coalesce(max(version), -1) FROM events WHERE stream_id = $1`, stream).Scan(&actual)
-		return Position{}, &ConflictError{Stream: stream, Expected: expected, Actual: actual}
+		return event.Position{}, &event.ConflictError{Stream: stream, Expected: expected, Actual: actual}
 	}
 	return last, nil
-}
-
-func marshalData(v any) ([]byte, error) {
-	switch d := v.(type) {
-	case nil:
-		return []byte("{}"), nil
-	case json.RawMessage:
-		if !json.Valid(d) {
-			return nil, errors.New("invalid JSON")
-		}
-		return d, nil
-	case []byte:
-		if !json.Valid(d) {
-			return nil, errors.New("invalid JSON")
-		}
-		return d, nil
-	default:
-		return json.Marshal(v)
-	}
 }
 
 // Transact runs fn in a transaction and tells subscribers after it commits.
@@ -211,24 +193,24 @@ func (s *Store) Transact(ctx context.Context, fn func(tx pgx.Tx) error) error {
 const eventColumns = "position, transaction_id::text AS transaction_id_text, event_id, stream_id, version, type, data, metadata, recorded_at"
 
 // Load returns the events of stream in version order (none for a missing stream).
-func (s *Store) Load(ctx context.Context, stream string) ([]Event, error) {
+func (s *Store) Load(ctx context.Context, stream string) ([]event.Event, error) {
 	return s.LoadFrom(ctx, s.pool, stream, 0)
 }
 
 // LoadFrom returns the events of stream from version from on, read through db.
-func (s *Store) LoadFrom(ctx context.Context, db DB, stream string, from int64) ([]Event, error) {
+func (s *Store) LoadFrom(ctx context.Context, db DB, stream string, from int64) ([]event.Event, error) {
 	return ReadStream(ctx, db, stream, from)
 }
 
 // ReadStream returns the events of stream from version from on, read
 // through db (a pool, a connection or a transaction).
-func ReadStream(ctx context.Context, db DB, stream string, from int64) ([]Event, error) {
+func ReadStream(ctx context.Context, db DB, stream string, from int64) ([]event.Event, error) {
 	return ReadRange(ctx, db, stream, from, math.MaxInt64)
 }
 
 // ReadRange returns the events of stream with versions from..to
 // (inclusive), read through db.
-func ReadRange(ctx context.Context, db DB, stream string, from, to int64) ([]Event, error) {
+func ReadRange(ctx context.Context, db DB, stream string, from, to int64) ([]event.Event, error) {
 	rows, err := db.Query(ctx, "SELECT "+eventColumns+" FROM events WHERE stream_id = $1 AND version BETWEEN $2 AND $3 ORDER BY version", stream, from, to)
 	if err != nil {
 		return nil, fmt.Errorf("eventstore: load %s: %w", stream, err)
@@ -238,21 +220,21 @@ func ReadRange(ctx context.Context, db DB, stream string, from, to int64) ([]Eve
 
 // Filter narrows ReadAll.
 type Filter struct {
-	OrgID string   // only events whose metadata names this org
-	Types []string // only these event types
-	Until Position // when set, only events at or before this position
+	OrgID string         // only events whose metadata names this org
+	Types []string       // only these event types
+	Until event.Position // when set, only events at or before this position
 }
 
 // ReadAll returns up to limit events after position after, in global order,
 // through db. It returns only events of transactions older than every
 // transaction still running, so no later call can find an event before the
 // last one returned.
-func (s *Store) ReadAll(ctx context.Context, db DB, after Position, limit int, f Filter) ([]Event, error) {
+func (s *Store) ReadAll(ctx context.Context, db DB, after event.Position, limit int, f Filter) ([]event.Event, error) {
 	if limit <= 0 {
 		limit = 1000
 	}
 	q := psql.Select(eventColumns).From("events").
-		Where("(transaction_id, position) > (?::text::xid8, ?)", after.txText(), after.Global).
+		Where("(transaction_id, position) > (?::text::xid8, ?)", xid(after), after.Global).
 		Where("transaction_id < pg_snapshot_xmin(pg_current_snapshot())").
 		OrderBy("events.transaction_id", "events.position").
 		Limit(uint64(limit))
@@ -263,7 +245,7 @@ func (s *Store) ReadAll(ctx context.Context, db DB, after Position, limit int, f
 		q = q.Where(sq.Eq{"type": f.Types})
 	}
 	if !f.Until.IsZero() {
-		q = q.Where("(transaction_id, position) <= (?::text::xid8, ?)", f.Until.txText(), f.Until.Global)
+		q = q.Where("(transaction_id, position) <= (?::text::xid8, ?)", xid(f.Until), f.Until.Global)
 	}
 	sqlText, args, err := q.ToSql()
 	if err != nil {
@@ -278,40 +260,40 @@ func (s *Store) ReadAll(ctx context.Context, db DB, after Position, limit int, f
 
 // PositionOf returns the global-order position of the event with the given
 // sequence position, for readers that start at an event an operator names.
-func (s *Store) PositionOf(ctx context.Context, global int64) (Position, bool, error) {
+func (s *Store) PositionOf(ctx context.Context, global int64) (event.Position, bool, error) {
 	var txText string
 	err := s.pool.QueryRow(ctx, `SELECT transaction_id::text FROM events WHERE position = $1`, global).Scan(&txText)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Position{}, false, nil
+		return event.Position{}, false, nil
 	}
 	if err != nil {
-		return Position{}, false, fmt.Errorf("eventstore: find position %d: %w", global, err)
+		return event.Position{}, false, fmt.Errorf("eventstore: find position %d: %w", global, err)
 	}
 	tx, err := strconv.ParseUint(txText, 10, 64)
 	if err != nil {
-		return Position{}, false, fmt.Errorf("eventstore: transaction id %q: %w", txText, err)
+		return event.Position{}, false, fmt.Errorf("eventstore: transaction id %q: %w", txText, err)
 	}
-	return Position{TransactionID: tx, Global: global}, true, nil
+	return event.Position{TransactionID: tx, Global: global}, true, nil
 }
 
 // CountAfter counts the events after p that readers can see now.
-func (s *Store) CountAfter(ctx context.Context, db DB, p Position) (int64, error) {
+func (s *Store) CountAfter(ctx context.Context, db DB, p event.Position) (int64, error) {
 	var n int64
 	err := db.QueryRow(ctx, `SELECT count(*) FROM events
 		WHERE (transaction_id, position) > ($1::text::xid8, $2)
-		AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())`, p.txText(), p.Global).Scan(&n)
+		AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())`, xid(p), p.Global).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("eventstore: count after %v: %w", p, err)
 	}
 	return n, nil
 }
 
-func collect(rows pgx.Rows) ([]Event, error) {
+func collect(rows pgx.Rows) ([]event.Event, error) {
 	defer rows.Close()
-	var out []Event
+	var out []event.Event
 	for rows.Next() {
 		var (
-			e      Event
+			e      event.Event
 			txText string
 			data   []byte // not json.RawMessage: jsonb is valid already, skip pgx's re-validation
 			meta   []byte
@@ -371,7 +353,7 @@ func (s *Store) notify() {
 func Retry(ctx context.Context, attempts int, fn func() error) error {
 	var err error
 	for i := 0; i < attempts; i++ {
-		if err = fn(); !errors.Is(err, ErrConcurrency) {
+		if err = fn(); !errors.Is(err, event.ErrConcurrency) {
 			return err
 		}
 		pause := time.Duration(1+i) * time.Duration(500+jitter(1500)) * time.Microsecond
@@ -386,19 +368,19 @@ func Retry(ctx context.Context, attempts int, fn func() error) error {
 
 // Last returns the last event of stream, read through db; ok is false for
 // a missing stream.
-func (s *Store) Last(ctx context.Context, db DB, stream string) (e Event, ok bool, err error) {
+func (s *Store) Last(ctx context.Context, db DB, stream string) (e event.Event, ok bool, err error) {
 	rows, err := db.Query(ctx, "SELECT "+eventColumns+" FROM events WHERE stream_id = $1 ORDER BY version DESC LIMIT 1", stream)
 	if err != nil {
-		return Event{}, false, fmt.Errorf("eventstore: last of %s: %w", stream, err)
+		return event.Event{}, false, fmt.Errorf("eventstore: last of %s: %w", stream, err)
 	}
 	events, err := collect(rows)
 	if err != nil || len(events) == 0 {
-		return Event{}, false, err
+		return event.Event{}, false, err
 	}
 	return events[0], true, nil
 }
 
-// Version returns the version of the last event of stream (NewStream when
+// Version returns the version of the last event of stream (event.NewStream when
 // it has none).
 func (s *Store) Version(ctx context.Context, stream string) (int64, error) {
 	var v int64

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // TestHundredThousandEventsRoundTrip appends 100,000 events (1,000 streams of
@@ -81,14 +82,14 @@ func TestHundredThousandEventsRoundTrip(t *testing.T) {
 			for first := range batches {
 				err := store.Transact(ctx, func(tx pgx.Tx) error {
 					for st := first; st < first+streamsPerTx; st++ {
-						events := make([]eventstore.NewEvent, perStream)
+						events := make([]event.New, perStream)
 						for v := range events {
-							events[v] = eventstore.NewEvent{Type: typeNames[v%3], Data: mk(st, v)}
+							events[v] = event.New{Data: data{typeNames[v%3], mk(st, v)}}
 							if st%orgEveryNth == 0 {
-								events[v].Metadata = eventstore.Metadata{OrgID: orgs[st%2], Actor: "system", RequestID: "r-" + strconv.Itoa(st)}
+								events[v].Metadata = event.Metadata{OrgID: orgs[st%2], Actor: "system", RequestID: "r-" + strconv.Itoa(st)}
 							}
 						}
-						if _, err := store.AppendTx(ctx, tx, names[st], eventstore.NewStream, events...); err != nil {
+						if _, err := store.AppendTx(ctx, tx, names[st], event.NewStream, events...); err != nil {
 							return err
 						}
 					}
@@ -110,7 +111,7 @@ func TestHundredThousandEventsRoundTrip(t *testing.T) {
 
 	settle(t)
 	started = time.Now()
-	all := readAllPages(t, ctx, s, testDB.Pool, eventstore.Position{}, pageSize, eventstore.Filter{})
+	all := readAllPages(t, ctx, s, testDB.Pool, event.Position{}, pageSize, eventstore.Filter{})
 	read := time.Since(started)
 	if len(all) != total {
 		t.Fatalf("read %d events, want %d", len(all), total)
@@ -161,7 +162,7 @@ func TestHundredThousandEventsRoundTrip(t *testing.T) {
 			if e.Metadata.OrgID != orgs[st%2] || e.Metadata.Actor != "system" || e.Metadata.CorrelationID != "r-"+strconv.Itoa(st) {
 				t.Fatalf("event %d metadata %+v", i, e.Metadata)
 			}
-		} else if e.Metadata != (eventstore.Metadata{}) {
+		} else if e.Metadata != (event.Metadata{}) {
 			t.Fatalf("event %d metadata %+v, want none", i, e.Metadata)
 		}
 		if _, dup := ids[e.ID]; dup {
@@ -171,7 +172,7 @@ func TestHundredThousandEventsRoundTrip(t *testing.T) {
 	}
 
 	// The org index serves the same events.
-	org1Events := readAllPages(t, ctx, s, testDB.Pool, eventstore.Position{}, pageSize, eventstore.Filter{OrgID: org1})
+	org1Events := readAllPages(t, ctx, s, testDB.Pool, event.Position{}, pageSize, eventstore.Filter{OrgID: org1})
 	want := 0
 	for st := 0; st < streams; st++ {
 		if st%orgEveryNth == 0 && orgs[st%2] == org1 {
@@ -189,8 +190,8 @@ func TestHundredThousandEventsRoundTrip(t *testing.T) {
 	t.Logf("appended %d events in %v, read them in %v", total, wrote.Round(time.Millisecond), read.Round(time.Millisecond))
 }
 
-func byStream(events []eventstore.Event, stream string) []eventstore.Event {
-	var out []eventstore.Event
+func byStream(events []event.Event, stream string) []event.Event {
+	var out []event.Event
 	for _, e := range events {
 		if e.StreamID == stream {
 			out = append(out, e)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"svc/eventstore/event"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
@@ -129,7 +130,7 @@ func (a SchemaAdapter) UnmarshalMessage(params wsql.UnmarshalMessageParams) (wsq
 	if err != nil {
 		return wsql.Row{}, fmt.Errorf("eventstore: transaction id %q: %w", txText, err)
 	}
-	var m Metadata
+	var m event.Metadata
 	if len(meta) > 0 {
 		if err := json.Unmarshal(meta, &m); err != nil {
 			return wsql.Row{}, fmt.Errorf("eventstore: metadata of %s: %w", eventID, err)

@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // errorLogger keeps the errors watermill logs, to show them when a test fails.
@@ -99,7 +100,7 @@ func subscribe(t *testing.T, ctx context.Context, group string) (*wsql.Subscribe
 }
 
 // assertMessage checks that m carries event e.
-func assertMessage(t *testing.T, m *message.Message, e eventstore.Event) {
+func assertMessage(t *testing.T, m *message.Message, e event.Event) {
 	t.Helper()
 	if m.UUID != e.ID.String() {
 		t.Fatalf("message %s, want event %s (%s v%d %s)", m.UUID, e.ID, e.StreamID, e.Version, e.Type)
@@ -139,13 +140,13 @@ func TestWatermillSubscriberDeliversCommittedEvents(t *testing.T) {
 	s := newStore(t)
 	ctx := testCtx(t, 90*time.Second)
 	group := "test-" + uuid.NewString()
-	full := eventstore.Metadata{OrgID: org1, Actor: "user:7", RequestID: "req-w", CorrelationID: "corr-w", CausationID: "cause-w"}
+	full := event.Metadata{OrgID: org1, Actor: "user:7", RequestID: "req-w", CorrelationID: "corr-w", CausationID: "cause-w"}
 
 	// Events from before the group subscribed are delivered too.
-	if _, err := s.Append(ctx, "w-1", eventstore.NewStream, eventstore.NewEvent{Type: "Opened", Data: map[string]any{"name": "first", "n": 1}, Metadata: full}); err != nil {
+	if _, err := s.Append(ctx, "w-1", event.NewStream, event.New{Data: data{"Opened", map[string]any{"name": "first", "n": 1}}, Metadata: full}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Append(ctx, "w-2", eventstore.NewStream, ev("Opened", nil)); err != nil {
+	if _, err := s.Append(ctx, "w-2", event.NewStream, ev("Opened", nil)); err != nil {
 		t.Fatal(err)
 	}
 
@@ -153,7 +154,7 @@ func TestWatermillSubscriberDeliversCommittedEvents(t *testing.T) {
 
 	boom := errors.New("boom")
 	err := s.Transact(ctx, func(tx pgx.Tx) error {
-		if _, err := s.AppendTx(ctx, tx, "w-rb", eventstore.NewStream, ev("RolledBack", nil), ev("RolledBack", nil)); err != nil {
+		if _, err := s.AppendTx(ctx, tx, "w-rb", event.NewStream, ev("RolledBack", nil), ev("RolledBack", nil)); err != nil {
 			return err
 		}
 		return boom
@@ -161,14 +162,14 @@ func TestWatermillSubscriberDeliversCommittedEvents(t *testing.T) {
 	if !errors.Is(err, boom) {
 		t.Fatal(err)
 	}
-	if _, err := s.Append(eventstore.WithMetadata(ctx, eventstore.Metadata{OrgID: org2, RequestID: "req-2"}), "w-1", 0,
+	if _, err := s.Append(event.WithMetadata(ctx, event.Metadata{OrgID: org2, RequestID: "req-2"}), "w-1", 0,
 		ev("Renamed", map[string]string{"name": "second"}), ev("Closed", nil)); err != nil {
 		t.Fatal(err)
 	}
 
 	got := c.receive(4)
 	settle(t)
-	log, err := s.ReadAll(ctx, testDB.Pool, eventstore.Position{}, 100, eventstore.Filter{})
+	log, err := s.ReadAll(ctx, testDB.Pool, event.Position{}, 100, eventstore.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,11 +195,11 @@ func TestWatermillSubscriberDeliversCommittedEvents(t *testing.T) {
 	if _, err := tx.Exec(ctx, "SELECT pg_current_xact_id()"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Append(ctx, "w-after", eventstore.NewStream, ev("After", nil)); err != nil {
+	if _, err := s.Append(ctx, "w-after", event.NewStream, ev("After", nil)); err != nil {
 		t.Fatal(err)
 	}
 	c.expectNothing(500*time.Millisecond, "while an older transaction is open")
-	if _, err := s.AppendTx(ctx, tx, "w-late", eventstore.NewStream, ev("Late", nil)); err != nil {
+	if _, err := s.AppendTx(ctx, tx, "w-late", event.NewStream, ev("Late", nil)); err != nil {
 		t.Fatal(err)
 	}
 	c.expectNothing(500*time.Millisecond, "while an older transaction is open")
@@ -210,7 +211,7 @@ func TestWatermillSubscriberDeliversCommittedEvents(t *testing.T) {
 		t.Fatalf("after commit received %s, %s; want Late, After", got[0].Metadata.Get("type"), got[1].Metadata.Get("type"))
 	}
 	settle(t)
-	log, err = s.ReadAll(ctx, testDB.Pool, eventstore.Position{}, 100, eventstore.Filter{})
+	log, err = s.ReadAll(ctx, testDB.Pool, event.Position{}, 100, eventstore.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +229,7 @@ func TestWatermillSubscriberDeliversCommittedEvents(t *testing.T) {
 	if err := sub.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Append(ctx, "w-3", eventstore.NewStream, ev("Again", nil)); err != nil {
+	if _, err := s.Append(ctx, "w-3", event.NewStream, ev("Again", nil)); err != nil {
 		t.Fatal(err)
 	}
 	_, c2 := subscribe(t, ctx, group)
@@ -240,7 +241,7 @@ func TestWatermillSubscriberDeliversCommittedEvents(t *testing.T) {
 
 	// Another group starts from the beginning and gets the same sequence.
 	settle(t)
-	log, err = s.ReadAll(ctx, testDB.Pool, eventstore.Position{}, 100, eventstore.Filter{})
+	log, err = s.ReadAll(ctx, testDB.Pool, event.Position{}, 100, eventstore.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +264,7 @@ func TestWatermillSubscriberDeliversCommittedEvents(t *testing.T) {
 func TestWatermillNackRedelivers(t *testing.T) {
 	s := newStore(t)
 	ctx := testCtx(t, 30*time.Second)
-	if _, err := s.Append(ctx, "n", eventstore.NewStream, ev("First", nil), ev("Second", nil)); err != nil {
+	if _, err := s.Append(ctx, "n", event.NewStream, ev("First", nil), ev("Second", nil)); err != nil {
 		t.Fatal(err)
 	}
 	_, c := subscribe(t, ctx, "nack-"+uuid.NewString())
@@ -317,7 +318,7 @@ func TestSchemaAdapterContract(t *testing.T) {
 		t.Error("Publish to the events topic succeeded")
 	}
 	settle(t)
-	if all, err := s.ReadAll(context.Background(), testDB.Pool, eventstore.Position{}, 10, eventstore.Filter{}); err != nil || len(all) != 0 {
+	if all, err := s.ReadAll(context.Background(), testDB.Pool, event.Position{}, 10, eventstore.Filter{}); err != nil || len(all) != 0 {
 		t.Errorf("after Publish the log has %d events, %v", len(all), err)
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 	"svc/domain/apikey"
 	"svc/domain/org"
-	"svc/eventstore"
+	"svc/eventstore/event"
 	"svc/projections"
 )
 
@@ -69,7 +69,7 @@ func (s *Server) authenticated(o authOptions, h handlerFunc) http.Handler {
 				withDetail("required_role", string(o.floor)).withDetail("key_role", string(p.Role))
 		}
 		ctx := context.WithValue(r.Context(), keyPrincipal, *p)
-		ctx = eventstore.WithMetadata(ctx, eventstore.Metadata{OrgID: p.OrgID, Actor: "key:" + p.KeyID, RequestID: requestID(ctx)})
+		ctx = event.WithMetadata(ctx, event.Metadata{OrgID: p.OrgID, Actor: "key:" + p.KeyID, RequestID: requestID(ctx)})
 		r = r.WithContext(ctx)
 		if o.rateLimited {
 			if err := s.rateLimit(w, r, *p); err != nil {

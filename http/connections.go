@@ -14,7 +14,7 @@ import (
 // connectionCheck bounds the plan-time check of one context server.
 const connectionCheck = 2 * time.Second
 
-// checkConnections asks each context server of a plan whether it answers
+// CheckConnections asks each context server of a plan whether it answers
 // (through the SSRF-guarded client) and records what it found: no answer
 // is "error" (connection_error), an error status is "degraded"
 // (context_insufficient). At the same time it lists the server's
@@ -23,7 +23,7 @@ const connectionCheck = 2 * time.Second
 // answers a bare GET with 400 or 405), and its resources are what the
 // files named in additional_context are checked against. Servers are
 // checked in parallel, each bounded by connectionCheck.
-func (s *Server) checkConnections(ctx context.Context, conns []planning.Connection) {
+func (s *Server) CheckConnections(ctx context.Context, conns []planning.Connection) {
 	var wg sync.WaitGroup
 	for i := range conns {
 		c := &conns[i]

@@ -78,8 +78,8 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	var plan any = res.Planned.Plan
-	if fresh != nil {
-		plan = fresh
+	if fresh {
+		plan = res.Plan
 	}
 	out := map[string]any{"ok": true, "workflow_id": id, "status": workflow.StatusQueued,
 		"task_type": res.Planned.TaskType, "value_class": res.Planned.ValueClass, "plan": plan,
@@ -102,30 +102,30 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request) error {
 
 // executeCommand validates the body and builds the command; for a fresh
 // execute it also plans (the plan is returned for the response).
-func (s *Server) executeCommand(r *http.Request, body *executeBody) (commands.ExecuteWorkflow, *planning.Plan, error) {
+func (s *Server) executeCommand(r *http.Request, body *executeBody) (commands.ExecuteWorkflow, bool, error) {
 	p, _ := principalOf(r.Context())
 	cmd := commands.ExecuteWorkflow{OrgID: p.OrgID, KeyID: p.KeyID, Tier: string(p.Tier), Delivery: workflow.Delivery{Method: "sse"}}
 	switch body.Mode {
 	case "", "full":
 	case workflow.ModeInteractive:
 		if !p.Tier.IsPaid() {
-			return cmd, nil, newError(http.StatusForbidden, "tier_required", "Interactive mode needs the Pro tier or above.").
+			return cmd, false, newError(http.StatusForbidden, "tier_required", "Interactive mode needs the Pro tier or above.").
 				withFix("Upgrade the organization's tier, or execute with mode full.").withDetail("required_tier", "pro")
 		}
 		cmd.Mode = workflow.ModeInteractive
 	default:
-		return cmd, nil, errInvalidField("mode", "must be full or interactive")
+		return cmd, false, errInvalidField("mode", "must be full or interactive")
 	}
 	if len(body.WorkflowIDs) > 0 {
-		return cmd, nil, errInvalidField("workflow_ids", "workflow_ids is not available on this server yet")
+		return cmd, false, errInvalidField("workflow_ids", "workflow_ids is not available on this server yet")
 	}
 	if err := chainFields(body, &cmd); err != nil {
-		return cmd, nil, err
+		return cmd, false, err
 	}
 	if body.Language != "" {
 		tag, err := language.Parse(body.Language)
 		if err != nil {
-			return cmd, nil, newError(http.StatusBadRequest, "invalid_language", "language "+strconv.Quote(body.Language)+" is not a BCP 47 code.").
+			return cmd, false, newError(http.StatusBadRequest, "invalid_language", "language "+strconv.Quote(body.Language)+" is not a BCP 47 code.").
 				withFix("Use a code such as en, de, pt-BR or zh-Hant.")
 		}
 		cmd.Language = tag.String()
@@ -137,12 +137,12 @@ func (s *Server) executeCommand(r *http.Request, body *executeBody) (commands.Ex
 			cmd.Delivery.Method = "polling"
 		case "webhook":
 			if err := webhook.ValidateURL(d.WebhookURL); err != nil {
-				return cmd, nil, newError(http.StatusBadRequest, webhook.Code(err), "delivery.webhook_url: "+err.Error()).
+				return cmd, false, newError(http.StatusBadRequest, webhook.Code(err), "delivery.webhook_url: "+err.Error()).
 					withFix("Webhook delivery needs an absolute https:// URL in delivery.webhook_url.")
 			}
 			cmd.Delivery = workflow.Delivery{Method: "webhook", WebhookURL: d.WebhookURL}
 		default:
-			return cmd, nil, errInvalidField("delivery.method", "must be sse, polling or webhook")
+			return cmd, false, errInvalidField("delivery.method", "must be sse, polling or webhook")
 		}
 	}
 	if cmd.Mode == workflow.ModeInteractive {
@@ -155,34 +155,27 @@ func (s *Server) executeCommand(r *http.Request, body *executeBody) (commands.Ex
 	}
 	if body.WorkflowID != nil {
 		if !workflow.ValidID(*body.WorkflowID) {
-			return cmd, nil, errWorkflowNotFound(*body.WorkflowID)
+			return cmd, false, errWorkflowNotFound(*body.WorkflowID)
 		}
 		cmd.WorkflowID = *body.WorkflowID
-		return cmd, nil, nil
+		return cmd, false, nil
 	}
 	if body.TaskDescription == nil {
-		return cmd, nil, errMissingField("task_description").withFix("Pass workflow_id of a stored plan, or task_description to plan and run in one call.")
+		return cmd, false, errMissingField("task_description").withFix("Pass workflow_id of a stored plan, or task_description to plan and run in one call.")
 	}
 	prefs, perr := decodePreferences(body.Preferences)
 	if perr != nil {
-		return cmd, nil, perr
+		return cmd, false, perr
 	}
-	req := planning.Request{Description: *body.TaskDescription, Preferences: prefs, Connections: body.Connections, SingleIntent: true, History: s.history(r.Context())}
+	req := planning.Request{Description: *body.TaskDescription, Preferences: prefs, Connections: body.Connections, SingleIntent: true}
 	if body.TaskType != nil {
 		req.TaskType = strings.TrimSpace(*body.TaskType)
 	}
 	if cmd.Context != nil {
 		req.AdditionalContext = *cmd.Context
 	}
-	s.checkConnections(r.Context(), req.Connections)
-	res, planned, err := s.planPreparer.Prepare(commands.PlanWorkflow{OrgID: p.OrgID, WorkspaceID: p.WorkspaceID, KeyID: p.KeyID,
-		Request: req, RawPreferences: body.Preferences})
-	if err != nil {
-		return cmd, nil, planError(err)
-	}
-	cmd.Fresh = &planned[0]
-	plan := res.Plans[0]
-	return cmd, &plan, nil
+	cmd.Plan = &commands.PlanWorkflow{OrgID: p.OrgID, WorkspaceID: p.WorkspaceID, KeyID: p.KeyID, Request: req, RawPreferences: body.Preferences}
+	return cmd, true, nil
 }
 
 // dailyExecutes applies the per-org daily execute limit (UTC day). Like the
@@ -213,7 +206,13 @@ func executeError(err error) error {
 	if e := chainError(err); e != nil {
 		return e
 	}
+	var (
+		vague *planning.VagueError
+		field *planning.FieldError
+	)
 	switch {
+	case errors.Is(err, planning.ErrInvalidDescription), errors.As(err, &vague), errors.As(err, &field):
+		return planError(err) // a fresh execute's plan
 	case errors.Is(err, workflow.ErrNotFound):
 		return newError(http.StatusNotFound, "not_found", "No such workflow in your organization.")
 	case errors.Is(err, commands.ErrForeignWorkflow):

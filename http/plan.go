@@ -122,14 +122,13 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.PlanTimeout)
 	defer cancel()
 	p, _ := principalOf(ctx)
-	req := planning.Request{Description: *body.TaskDescription, Preferences: prefs, Connections: body.Connections, History: s.history(ctx)}
+	req := planning.Request{Description: *body.TaskDescription, Preferences: prefs, Connections: body.Connections}
 	if body.TaskType != nil {
 		req.TaskType = strings.TrimSpace(*body.TaskType)
 	}
 	if body.Context != nil {
 		req.AdditionalContext = body.Context.AdditionalContext
 	}
-	s.checkConnections(ctx, req.Connections)
 	res, err := s.planWorkflow.Handle(ctx, commands.PlanWorkflow{OrgID: p.OrgID, WorkspaceID: p.WorkspaceID, KeyID: p.KeyID,
 		Request: req, RawPreferences: body.Preferences})
 	if err != nil {
@@ -169,17 +168,14 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// history is the execution history of task types, for cost.range: read
-// from the task_costs read model (a failed read leaves the range out).
-func (s *Server) history(ctx context.Context) planning.History {
-	return func(taskType string) (float64, float64, bool) {
-		c, ok, err := projections.TaskCost(ctx, s.store.Pool(), taskType)
-		if err != nil {
-			s.log.WarnContext(ctx, "cost history unavailable", "error", err)
-			return 0, 0, false
-		}
-		return c.Min, c.Max, ok
+// CostRatio is the execution history of a task type, for cost.range:
+// read from the task_costs read model.
+func (s *Server) CostRatio(ctx context.Context, taskType string) (float64, float64, bool, error) {
+	c, ok, err := projections.TaskCost(ctx, s.store.Pool(), taskType)
+	if err != nil {
+		s.log.WarnContext(ctx, "cost history unavailable", "error", err)
 	}
+	return c.Min, c.Max, ok, err
 }
 
 func planError(err error) error {

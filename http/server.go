@@ -18,6 +18,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"svc/adapters/llm"
+	"svc/adapters/llm/offline"
 	"svc/adapters/mail"
 	"svc/adapters/outbound"
 	"svc/adapters/ratelimit"
@@ -28,6 +29,7 @@ import (
 	"svc/domain/catalog"
 	"svc/domain/planning"
 	"svc/eventstore"
+	"svc/eventstore/event"
 	"svc/projections"
 )
 
@@ -101,7 +103,6 @@ type Server struct {
 	planWorkflow    commands.Handler[commands.PlanWorkflow, commands.WorkflowsPlanned]
 	chargeCredits   commands.Handler[commands.ChargeCredits, commands.CreditsCharged]
 	executeWorkflow commands.Handler[commands.ExecuteWorkflow, commands.WorkflowQueued]
-	planPreparer    commands.PlanWorkflowHandler
 	stepWorkflow    commands.Handler[commands.StepWorkflow, commands.WorkflowStepped]
 	approveWorkflow commands.Handler[commands.ApproveWorkflow, commands.WorkflowDecided]
 	resumeWorkflow  commands.Handler[commands.ResumeWorkflow, commands.WorkflowResumed]
@@ -120,7 +121,7 @@ func New(cfg Config, d Deps) *Server {
 		d.Kicker = noKicker{}
 	}
 	if d.LLM == nil {
-		d.LLM = llm.NewOffline()
+		d.LLM = offline.New()
 	}
 	if d.Outbound == nil {
 		c, err := outbound.NewClient(outbound.Options{})
@@ -155,26 +156,26 @@ func New(cfg Config, d Deps) *Server {
 		kicker: d.Kicker, llm: d.LLM, outbound: d.Outbound, closing: make(chan struct{}),
 		keys:    newKeyCache(10*time.Second, 50_000),
 		metrics: newMetrics(),
-		createOrg: commands.WithLogging[commands.CreateOrganization, commands.OrganizationCreated](
-			commands.NewCreateOrganizationHandler(d.Store), d.Log),
-		verifyEmail: commands.WithLogging[commands.VerifyEmail, commands.EmailVerified](
-			commands.NewVerifyEmailHandler(d.Store), d.Log),
-		planWorkflow: commands.WithLogging[commands.PlanWorkflow, commands.WorkflowsPlanned](
-			commands.NewPlanWorkflowHandler(d.Store, d.Planner), d.Log),
-		chargeCredits: commands.WithLogging[commands.ChargeCredits, commands.CreditsCharged](
-			commands.NewChargeCreditsHandler(d.Store), d.Log),
-		executeWorkflow: commands.WithLogging[commands.ExecuteWorkflow, commands.WorkflowQueued](
-			commands.NewExecuteWorkflowHandler(d.Store, d.Sealer, webhook.NewSecret), d.Log),
-		planPreparer: commands.NewPlanWorkflowHandler(d.Store, d.Planner),
-		stepWorkflow: commands.WithLogging[commands.StepWorkflow, commands.WorkflowStepped](
-			commands.NewStepWorkflowHandler(d.Store, cfg.InteractiveIdle), d.Log),
-		approveWorkflow: commands.WithLogging[commands.ApproveWorkflow, commands.WorkflowDecided](
-			commands.NewApproveWorkflowHandler(d.Store), d.Log),
-		resumeWorkflow: commands.WithLogging[commands.ResumeWorkflow, commands.WorkflowResumed](
-			commands.NewResumeWorkflowHandler(d.Store), d.Log),
-		cancelWorkflows: commands.WithLogging[commands.CancelWorkflows, commands.WorkflowsCancelled](
-			commands.NewCancelWorkflowsHandler(d.Store), d.Log),
 	}
+	repos := commands.NewRepositories(d.Store)
+	planner := commands.NewPlanWorkflowHandler(repos, d.Planner, commands.WithConnectionChecker(s), commands.WithCostHistory(s))
+	s.createOrg = commands.WithLogging[commands.CreateOrganization, commands.OrganizationCreated](
+		commands.NewCreateOrganizationHandler(repos), d.Log)
+	s.verifyEmail = commands.WithLogging[commands.VerifyEmail, commands.EmailVerified](
+		commands.NewVerifyEmailHandler(repos), d.Log)
+	s.planWorkflow = commands.WithLogging[commands.PlanWorkflow, commands.WorkflowsPlanned](planner, d.Log)
+	s.chargeCredits = commands.WithLogging[commands.ChargeCredits, commands.CreditsCharged](
+		commands.NewChargeCreditsHandler(repos), d.Log)
+	s.executeWorkflow = commands.WithLogging[commands.ExecuteWorkflow, commands.WorkflowQueued](
+		commands.NewExecuteWorkflowHandler(repos, planner, d.Sealer, webhook.NewSecret), d.Log)
+	s.stepWorkflow = commands.WithLogging[commands.StepWorkflow, commands.WorkflowStepped](
+		commands.NewStepWorkflowHandler(repos, cfg.InteractiveIdle), d.Log)
+	s.approveWorkflow = commands.WithLogging[commands.ApproveWorkflow, commands.WorkflowDecided](
+		commands.NewApproveWorkflowHandler(repos), d.Log)
+	s.resumeWorkflow = commands.WithLogging[commands.ResumeWorkflow, commands.WorkflowResumed](
+		commands.NewResumeWorkflowHandler(repos), d.Log)
+	s.cancelWorkflows = commands.WithLogging[commands.CancelWorkflows, commands.WorkflowsCancelled](
+		commands.NewCancelWorkflowsHandler(repos), d.Log)
 	s.routes()
 	return s
 }
@@ -271,7 +272,7 @@ func (s *Server) handle(h handlerFunc) http.Handler {
 
 // waitFor makes a response reflect a command's events: it waits, bounded,
 // until the named projections have applied pos.
-func (s *Server) waitFor(ctx context.Context, pos eventstore.Position, names ...string) {
+func (s *Server) waitFor(ctx context.Context, pos event.Position, names ...string) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ReadYourWrites)
 	defer cancel()
 	if err := s.runner.Wait(ctx, pos, names...); err != nil {

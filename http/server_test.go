@@ -25,6 +25,7 @@ import (
 	"svc/domain/org"
 	"svc/domain/planning"
 	"svc/eventstore"
+	"svc/eventstore/event"
 	httpapi "svc/http"
 	"svc/projections"
 	"svc/test/pgtest"
@@ -106,7 +107,7 @@ func errCode(body map[string]any) string {
 func keyWithRole(t *testing.T, role apikey.Role) (string, string) {
 	t.Helper()
 	ctx := context.Background()
-	res, err := commands.NewCreateOrganizationHandler(store).Handle(ctx, commands.CreateOrganization{})
+	res, err := commands.NewCreateOrganizationHandler(commands.NewRepositories(store)).Handle(ctx, commands.CreateOrganization{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,9 +119,8 @@ func keyWithRole(t *testing.T, role apikey.Role) (string, string) {
 	for len(id) < 36 {
 		id += "0"
 	}
-	_, err = store.Append(ctx, apikey.Stream(id), eventstore.NewStream, eventstore.NewEvent{Type: apikey.EventCreated,
-		Metadata: eventstore.Metadata{OrgID: res.OrgID},
-		Data:     apikey.Created{KeyID: id, OrgID: res.OrgID, WorkspaceID: res.WorkspaceID, Hash: secret.Hash, Prefix: secret.Prefix, Label: "t", Role: role, CreatedBy: "test"}})
+	_, err = store.Append(ctx, apikey.Stream(id), event.NewStream, event.New{Metadata: event.Metadata{OrgID: res.OrgID},
+		Data: apikey.Created{KeyID: id, OrgID: res.OrgID, WorkspaceID: res.WorkspaceID, Hash: secret.Hash, Prefix: secret.Prefix, Label: "t", Role: role, CreatedBy: "test"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestRoleFloorAndRateLimit(t *testing.T) {
 		t.Fatalf("other org limited: %d", resp.StatusCode)
 	}
 	// Enterprise gets 500 a minute (a fresh server: the key cache holds the tier)
-	if _, err := commands.NewChangeTierHandler(store).Handle(context.Background(), commands.ChangeTier{OrgID: orgID, Tier: org.Enterprise, Source: "operator"}); err != nil {
+	if _, err := commands.NewChangeTierHandler(commands.NewRepositories(store)).Handle(context.Background(), commands.ChangeTier{OrgID: orgID, Tier: org.Enterprise, Source: "operator"}); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(300 * time.Millisecond)
@@ -358,7 +358,7 @@ func TestStatusReadsAFreshWorkflowFromItsStream(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	res, err := commands.NewPlanWorkflowHandler(frozen, planning.NewPlanner(catalog.Default())).Handle(ctx, commands.PlanWorkflow{
+	res, err := commands.NewPlanWorkflowHandler(commands.NewRepositories(frozen), planning.NewPlanner(catalog.Default())).Handle(ctx, commands.PlanWorkflow{
 		OrgID: orgID, WorkspaceID: orgID, Request: planning.Request{Description: "compare our pricing with three competitors", TaskType: "competitive_analysis"}})
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"svc/domain/workflow"
-	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // sseEvent is one server-sent event.
@@ -35,7 +35,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, id, marker strin
 
 	var (
 		wf      *workflow.Workflow
-		version = eventstore.NewStream
+		version = event.NewStream
 		last    = id + ":" + marker
 		replay  = marker != ""
 		started = time.Now()
@@ -65,7 +65,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, id, marker strin
 		}
 		for _, e := range events {
 			if wf == nil {
-				if wf, err = workflow.Load([]eventstore.Event{e}); err != nil {
+				if wf, err = workflow.Load([]event.Event{e}); err != nil {
 					return nil
 				}
 			} else if err := wf.Apply(e); err != nil {
@@ -85,7 +85,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, id, marker strin
 			}
 		}
 		if replay && wf != nil { // an unknown marker: send everything
-			replay, version, wf = false, eventstore.NewStream, nil
+			replay, version, wf = false, event.NewStream, nil
 			continue
 		}
 		if wf != nil && (workflow.Terminal(wf.Status()) || wf.Status() == workflow.StatusPendingApproval) {
@@ -117,7 +117,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, id, marker strin
 
 // sseOf maps a workflow event (already folded into wf) to the stream's
 // events; most map to one, bookkeeping events to none.
-func sseOf(wf *workflow.Workflow, e eventstore.Event) []sseEvent {
+func sseOf(wf *workflow.Workflow, e event.Event) []sseEvent {
 	id := wf.ID()
 	step := func(n int) string { return fmt.Sprintf("step-%d", n) }
 	switch e.Type {

@@ -13,9 +13,10 @@ import (
 
 	"github.com/google/uuid"
 
-	"svc/commands/webhooks"
+	"svc/domain/delivery"
 	"svc/domain/workflow"
 	"svc/eventstore"
+	"svc/eventstore/event"
 	"svc/projections"
 	"svc/test/pgtest"
 )
@@ -38,8 +39,7 @@ func TestWebhookDeliveriesHandler(t *testing.T) {
 	s := &Server{store: st, log: quiet}
 	org, stranger := uuid.NewString(), uuid.NewString()
 	wf := workflow.NewID()
-	if _, err := st.Append(ctx, workflow.Stream(wf), eventstore.NewStream, eventstore.NewEvent{Type: workflow.EventPlanned,
-		Data: workflow.Planned{WorkflowID: wf, OrgID: org, TotalSteps: 1}, Metadata: eventstore.Metadata{OrgID: org}}); err != nil {
+	if _, err := st.Append(ctx, workflow.Stream(wf), event.NewStream, event.New{Data: workflow.Planned{WorkflowID: wf, OrgID: org, TotalSteps: 1}, Metadata: event.Metadata{OrgID: org}}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -80,14 +80,14 @@ func TestWebhookDeliveriesHandler(t *testing.T) {
 		t.Fatalf("body %s: %v", w.Body, err)
 	}
 
-	id := webhooks.DeliveryID(uuid.NewString(), "webhook-y")
+	id := delivery.ID(uuid.NewString(), "webhook-y")
 	now := time.Now().UTC()
 	code := 200
-	m := eventstore.Metadata{OrgID: org}
-	if _, err := st.Append(ctx, webhooks.Stream(id), eventstore.NewStream,
-		eventstore.NewEvent{Type: webhooks.EventDeliveryScheduled, Metadata: m, Data: webhooks.Scheduled{DeliveryID: id, OrgID: org, WorkflowID: wf,
-			EventType: webhooks.TypeStepCompleted, URL: "https://example.com/h", WebhookID: "webhook-y", Body: "{}", NextAttemptAt: now}},
-		eventstore.NewEvent{Type: webhooks.EventDeliveryAttempted, Metadata: m, Data: webhooks.Attempted{Attempt: 1, AttemptedAt: now,
+	m := event.Metadata{OrgID: org}
+	if _, err := st.Append(ctx, delivery.Stream(id), event.NewStream,
+		event.New{Metadata: m, Data: delivery.Scheduled{DeliveryID: id, OrgID: org, WorkflowID: wf,
+			Event: delivery.TypeStepCompleted, URL: "https://example.com/h", WebhookID: "webhook-y", Body: "{}", NextAttemptAt: now}},
+		event.New{Metadata: m, Data: delivery.Attempted{Attempt: 1, AttemptedAt: now,
 			StatusCode: &code, Delivered: true, DurationMS: 5, ResponseSnippet: "ok"}}); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"svc/domain/credit"
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // Billing is the read model of credit balances and per-workflow charges.
@@ -54,32 +55,25 @@ type balanceDelta struct {
 
 type chargeKey struct{ org, workflow string }
 
+// EventTypes implements Projection.
+func (Billing) EventTypes() []string {
+	return []string{credit.EventGranted, credit.EventCharged, credit.EventRefunded}
+}
+
 // Apply implements Projection.
-func (Billing) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []eventstore.Event) error {
+func (Billing) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []event.Event) error {
 	orgs := map[string]*balanceDelta{}
 	flows := map[chargeKey]*balanceDelta{}
 	for _, e := range events {
-		switch e.Type {
-		case credit.EventGranted:
-			var d credit.Granted
-			if err := e.Decode(&d); err != nil {
-				return err
-			}
+		switch d := e.Payload.(type) {
+		case credit.Granted:
 			bump(orgs, d.OrgID, e.RecordedAt).granted += d.Amount
-		case credit.EventCharged:
-			var d credit.Charged
-			if err := e.Decode(&d); err != nil {
-				return err
-			}
+		case credit.Charged:
 			bump(orgs, d.OrgID, e.RecordedAt).charged += d.Amount
 			if d.WorkflowID != "" {
 				bump(flows, chargeKey{d.OrgID, d.WorkflowID}, e.RecordedAt).charged += d.Amount
 			}
-		case credit.EventRefunded:
-			var d credit.Refunded
-			if err := e.Decode(&d); err != nil {
-				return err
-			}
+		case credit.Refunded:
 			bump(orgs, d.OrgID, e.RecordedAt).refunded += d.Amount
 			bump(flows, chargeKey{d.OrgID, d.WorkflowID}, e.RecordedAt).refunded += d.Amount
 		}

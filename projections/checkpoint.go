@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // Checkpoint is where one generation of a projection stands.
@@ -17,7 +18,7 @@ type Checkpoint struct {
 	Name          string
 	Generation    int
 	Active        bool
-	Position      eventstore.Position
+	Position      event.Position
 	EventsApplied int64
 	UpdatedAt     time.Time
 	SchemaVersion int

@@ -10,6 +10,7 @@ import (
 	"svc/domain/apikey"
 	"svc/domain/org"
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // Keys is the read model of API keys, looked up by hash on every request.
@@ -39,25 +40,20 @@ func (Keys) Tables() []Table {
 	}}
 }
 
+// EventTypes implements Projection.
+func (Keys) EventTypes() []string { return []string{apikey.EventCreated, apikey.EventRevoked} }
+
 // Apply implements Projection.
-func (Keys) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []eventstore.Event) error {
+func (Keys) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []event.Event) error {
 	table := t.Of("api_keys")
 	b := &pgx.Batch{}
 	for _, e := range events {
-		switch e.Type {
-		case apikey.EventCreated:
-			var d apikey.Created
-			if err := e.Decode(&d); err != nil {
-				return err
-			}
+		switch d := e.Payload.(type) {
+		case apikey.Created:
 			b.Queue(`INSERT INTO `+table+` (key_id, org_id, workspace_id, hash, prefix, label, role, created_by, created_at)
 				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 				d.KeyID, d.OrgID, d.WorkspaceID, d.Hash, d.Prefix, d.Label, d.Role, d.CreatedBy, e.RecordedAt)
-		case apikey.EventRevoked:
-			var d apikey.Revoked
-			if err := e.Decode(&d); err != nil {
-				return err
-			}
+		case apikey.Revoked:
 			b.Queue(`UPDATE `+table+` SET revoked_at = $2 WHERE key_id = $1`, d.KeyID, e.RecordedAt)
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"svc/domain/workflow"
-	"svc/eventstore"
+	"svc/eventstore/event"
 	"svc/projections"
 )
 
@@ -24,11 +24,11 @@ func TestChain(t *testing.T) {
 		if i > 0 {
 			prior = ids[i-1]
 		}
-		m := eventstore.Metadata{OrgID: org, Actor: "test"}
-		_, err := store.Append(context.Background(), workflow.Stream(id), eventstore.NewStream,
-			eventstore.NewEvent{Type: workflow.EventPlanned, Metadata: m, Data: workflow.Planned{WorkflowID: id, OrgID: org, WorkspaceID: uuid.NewString(),
+		m := event.Metadata{OrgID: org, Actor: "test"}
+		_, err := store.Append(context.Background(), workflow.Stream(id), event.NewStream,
+			event.New{Metadata: m, Data: workflow.Planned{WorkflowID: id, OrgID: org, WorkspaceID: uuid.NewString(),
 				TaskType: "strategy", ValueClass: "strategic", Title: "T", Description: "D", RigorLevel: "quick", TotalSteps: 2 + i, Execution: "standard", Steps: listSteps}},
-			eventstore.NewEvent{Type: workflow.EventQueued, Metadata: m, Data: workflow.Queued{WorkflowID: id, OrgID: org, Mode: workflow.ModeFull,
+			event.New{Metadata: m, Data: workflow.Queued{WorkflowID: id, OrgID: org, Mode: workflow.ModeFull,
 				PriorWorkflowID: prior, Delivery: workflow.Delivery{Method: "polling"}}})
 		if err != nil {
 			t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"svc/domain/org"
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // Organizations is the read model of organizations: tier, email, verification.
@@ -35,26 +36,23 @@ func (Organizations) Tables() []Table {
 	}}
 }
 
+// EventTypes implements Projection.
+func (Organizations) EventTypes() []string {
+	return []string{org.EventCreated, org.EventEmailVerified, org.EventTierChanged}
+}
+
 // Apply implements Projection.
-func (Organizations) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []eventstore.Event) error {
+func (Organizations) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []event.Event) error {
 	table := t.Of("organizations")
 	b := &pgx.Batch{}
 	for _, e := range events {
-		switch e.Type {
-		case org.EventCreated:
-			var d org.Created
-			if err := e.Decode(&d); err != nil {
-				return err
-			}
+		switch d := e.Payload.(type) {
+		case org.Created:
 			b.Queue(`INSERT INTO `+table+` (org_id, name, email, tier, workspace_id, created_at, updated_at)
 				VALUES ($1, $2, nullif($3, ''), $4, $5, $6, $6)`, d.OrgID, d.Name, d.Email, d.Tier, d.WorkspaceID, e.RecordedAt)
-		case org.EventEmailVerified:
+		case org.EmailVerified:
 			b.Queue(`UPDATE `+table+` SET email_verified = true, updated_at = $2 WHERE org_id = $1`, e.Metadata.OrgID, e.RecordedAt)
-		case org.EventTierChanged:
-			var d org.TierChanged
-			if err := e.Decode(&d); err != nil {
-				return err
-			}
+		case org.TierChanged:
 			b.Queue(`UPDATE `+table+` SET tier = $2, updated_at = $3 WHERE org_id = $1`, e.Metadata.OrgID, d.To, e.RecordedAt)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // Table is one read-model table. DDL is the column list of CREATE TABLE;
@@ -40,9 +41,12 @@ type Projection interface {
 	Name() string
 	// Tables lists the tables the projection owns.
 	Tables() []Table
+	// EventTypes lists the event types the projection reads; the runner
+	// hands it only those, decoded (Event.Payload set).
+	EventTypes() []string
 	// Apply applies a batch of events, in global order, inside tx, writing to
-	// the tables named by t. Events it does not handle are ignored.
-	Apply(ctx context.Context, tx pgx.Tx, t Tables, events []eventstore.Event) error
+	// the tables named by t.
+	Apply(ctx context.Context, tx pgx.Tx, t Tables, events []event.Event) error
 }
 
 // Versioned is a projection whose tables changed shape: a generation built

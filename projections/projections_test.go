@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,8 +16,10 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"svc/commands"
+	"svc/domain"
 	"svc/domain/credit"
 	"svc/eventstore"
+	"svc/eventstore/event"
 	"svc/projections"
 	"svc/test/pgtest"
 )
@@ -36,11 +39,31 @@ func TestMain(m *testing.M) {
 
 func newRunner(t *testing.T, ps []projections.Projection, opts ...projections.Option) *projections.Runner {
 	t.Helper()
-	r := projections.NewRunner(store, quiet, ps, opts...)
+	r := projections.NewRunner(store, quiet, ps, append([]projections.Option{projections.WithRegistry(testEvents())}, opts...)...)
 	if err := r.Setup(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// Events of the runner's own tests, beside the service's.
+type (
+	eventA struct{}
+	eventB struct{}
+	eventX struct{}
+)
+
+func (eventA) EventType() string { return "A" }
+func (eventB) EventType() string { return "B" }
+func (eventX) EventType() string { return "X" }
+
+// testEvents is every event of the service and those of the tests.
+func testEvents() *event.Registry {
+	reg := domain.Events()
+	event.Register[eventA](reg)
+	event.Register[eventB](reg)
+	event.Register[eventX](reg)
+	return reg
 }
 
 // catchUp steps every projection until it has applied the newest event in
@@ -74,10 +97,10 @@ func catchUp(t *testing.T, r *projections.Runner) {
 
 // lastEvent is the position of the newest event in the table, committed or
 // not yet visible to readers.
-func lastEvent(t *testing.T) eventstore.Position {
+func lastEvent(t *testing.T) event.Position {
 	t.Helper()
 	var (
-		last   eventstore.Position
+		last   event.Position
 		txText string
 	)
 	err := db.Pool.QueryRow(context.Background(), "SELECT transaction_id::text, position FROM events ORDER BY transaction_id DESC, position DESC LIMIT 1").Scan(&txText, &last.Global)
@@ -94,20 +117,20 @@ func populate(t *testing.T, orgs int) []string {
 	ctx := context.Background()
 	var ids []string
 	for i := 0; i < orgs; i++ {
-		res, err := commands.NewCreateOrganizationHandler(store).Handle(ctx, commands.CreateOrganization{Email: fmt.Sprintf("o%d-%d@example.com", i, time.Now().UnixNano())})
+		res, err := commands.NewCreateOrganizationHandler(commands.NewRepositories(store)).Handle(ctx, commands.CreateOrganization{Email: fmt.Sprintf("o%d-%d@example.com", i, time.Now().UnixNano())})
 		if err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, res.OrgID)
 		for s := 0; s < 3; s++ {
-			if _, err := commands.NewChargeCreditsHandler(store).Handle(ctx, commands.ChargeCredits{Charge: credit.Charged{OrgID: res.OrgID, Amount: int64(100 + s), Reason: "step", WorkflowID: fmt.Sprintf("wr_%d", s%2)}}); err != nil {
+			if _, err := commands.NewChargeCreditsHandler(commands.NewRepositories(store)).Handle(ctx, commands.ChargeCredits{Charge: credit.Charged{OrgID: res.OrgID, Amount: int64(100 + s), Reason: "step", WorkflowID: fmt.Sprintf("wr_%d", s%2)}}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if _, err := commands.NewRefundCreditsHandler(store).Handle(ctx, commands.RefundCredits{OrgID: res.OrgID, WorkflowID: "wr_0", Amount: 50, Reason: "failed"}); err != nil {
+		if _, err := commands.NewRefundCreditsHandler(commands.NewRepositories(store)).Handle(ctx, commands.RefundCredits{OrgID: res.OrgID, WorkflowID: "wr_0", Amount: 50, Reason: "failed"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := commands.NewVerifyEmailHandler(store).Handle(ctx, commands.VerifyEmail{Token: res.VerificationToken}); err != nil {
+		if _, err := commands.NewVerifyEmailHandler(commands.NewRepositories(store)).Handle(ctx, commands.VerifyEmail{Token: res.VerificationToken}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -209,7 +232,7 @@ func TestReplayIgnoresProjectionLag(t *testing.T) {
 	r := newRunner(t, projections.All())
 	orgs := populate(t, 1)
 	catchUp(t, r)
-	if _, err := commands.NewGrantCreditsHandler(store).Handle(context.Background(), commands.GrantCredits{OrgID: orgs[0], Amount: 10, Reason: "x"}); err != nil {
+	if _, err := commands.NewGrantCreditsHandler(commands.NewRepositories(store)).Handle(context.Background(), commands.GrantCredits{OrgID: orgs[0], Amount: 10, Reason: "x"}); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := projections.ReplayBilling(context.Background(), store, orgs[0])
@@ -224,11 +247,12 @@ type flaky struct {
 	failOn atomic.Value // event id to fail on once
 }
 
-func (*flaky) Name() string { return "flaky" }
+func (*flaky) Name() string         { return "flaky" }
+func (*flaky) EventTypes() []string { return []string{"A", "B"} }
 func (*flaky) Tables() []projections.Table {
 	return []projections.Table{{Name: "flaky_counts", DDL: "type text PRIMARY KEY, n bigint NOT NULL"}}
 }
-func (f *flaky) Apply(ctx context.Context, tx pgx.Tx, t projections.Tables, events []eventstore.Event) error {
+func (f *flaky) Apply(ctx context.Context, tx pgx.Tx, t projections.Tables, events []event.Event) error {
 	for _, e := range events {
 		if _, err := tx.Exec(ctx, "INSERT INTO "+t.Of("flaky_counts")+" (type, n) VALUES ($1, 1) ON CONFLICT (type) DO UPDATE SET n = "+t.Of("flaky_counts")+".n + 1", e.Type); err != nil {
 			return err
@@ -264,18 +288,18 @@ func TestFailedBatchNeitherAppliesNorAdvances(t *testing.T) {
 	r := newRunner(t, []projections.Projection{f}, projections.WithBatch(100))
 	ctx := context.Background()
 	for i := 0; i < 10; i++ {
-		if _, err := store.Append(ctx, fmt.Sprintf("s-%d", i), eventstore.NewStream, eventstore.NewEvent{Type: "A"}, eventstore.NewEvent{Type: "B"}); err != nil {
+		if _, err := store.Append(ctx, fmt.Sprintf("s-%d", i), event.NewStream, event.New{Data: eventA{}}, event.New{Data: eventB{}}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// another test package's open transaction may hide the events for a
 	// moment (the xmin rule); once visible they stay visible
-	var events []eventstore.Event
+	var events []event.Event
 	for deadline := time.Now().Add(30 * time.Second); len(events) < 20; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("only %d of 20 events became visible", len(events))
 		}
-		events, _ = store.ReadAll(ctx, db.Pool, eventstore.Position{}, 100, eventstore.Filter{})
+		events, _ = store.ReadAll(ctx, db.Pool, event.Position{}, 100, eventstore.Filter{})
 	}
 	f.failOn.Store(events[13].ID.String())
 	if _, err := r.Step(ctx, f); err == nil {
@@ -312,7 +336,7 @@ func TestRunnersAndRebuildUnderLoad(t *testing.T) {
 	go func() {
 		defer appender.Done()
 		for i := 0; i < 60; i++ {
-			_, err := commands.NewGrantCreditsHandler(store).Handle(context.Background(), commands.GrantCredits{OrgID: orgs[i%3], Amount: 1, Reason: "load"})
+			_, err := commands.NewGrantCreditsHandler(commands.NewRepositories(store)).Handle(context.Background(), commands.GrantCredits{OrgID: orgs[i%3], Amount: 1, Reason: "load"})
 			if err != nil {
 				t.Error(err)
 				return
@@ -346,7 +370,7 @@ func TestWait(t *testing.T) {
 	db.Reset(t)
 	ps := []projections.Projection{projections.Billing{}}
 	r := newRunner(t, ps)
-	pos, err := store.Append(context.Background(), "x-1", eventstore.NewStream, eventstore.NewEvent{Type: "X"})
+	pos, err := store.Append(context.Background(), "x-1", event.NewStream, event.New{Data: eventX{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,15 +389,43 @@ func TestWait(t *testing.T) {
 		t.Fatalf("wait with a runner: %v", err)
 	}
 	// a second runner (another process) catching up is seen through the database
-	pos2, _ := store.Append(context.Background(), "x-2", eventstore.NewStream, eventstore.NewEvent{Type: "X"})
+	pos2, _ := store.Append(context.Background(), "x-2", event.NewStream, event.New{Data: eventX{}})
 	stop()
 	<-stopped
 	octx, ostop := context.WithCancel(context.Background())
 	defer ostop()
-	go projections.NewRunner(store, quiet, ps, projections.WithPoll(10*time.Millisecond)).Run(octx)
+	go projections.NewRunner(store, quiet, ps, projections.WithPoll(10*time.Millisecond), projections.WithRegistry(testEvents())).Run(octx)
 	w2, c2 := context.WithTimeout(context.Background(), 30*time.Second)
 	defer c2()
 	if err := projections.NewRunner(store, quiet, ps).Wait(w2, pos2, "billing"); err != nil {
 		t.Fatalf("wait on another process's checkpoint: %v", err)
+	}
+}
+
+// TestUnknownOrMalformedEventsStopARebuild: a stored event of a type no
+// aggregate registers, or whose data does not fit its type, fails the
+// rebuild with an error naming its stream and position; it is never
+// skipped.
+func TestUnknownOrMalformedEventsStopARebuild(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		data event.Data
+		want error
+	}{
+		{"unknown", event.Raw{Type: "NoSuchEvent"}, event.ErrUnknownType},
+		{"malformed", event.Raw{Type: credit.EventCharged, JSON: []byte(`{"amount":"many"}`)}, event.ErrMalformed},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			db.Reset(t)
+			pos, err := store.Append(context.Background(), "odd-1", event.NewStream, event.New{Data: c.data})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ps := []projections.Projection{projections.Billing{}}
+			_, err = projections.NewRunner(store, quiet, ps).Rebuild(context.Background(), ps[0], nil)
+			if !errors.Is(err, c.want) || !strings.Contains(err.Error(), "stream odd-1 version 0 at position "+pos.String()) {
+				t.Fatalf("rebuild over a %s event: %v", c.name, err)
+			}
+		})
 	}
 }

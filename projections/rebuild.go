@@ -4,10 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"svc/eventstore/event"
 
 	"github.com/jackc/pgx/v5"
-
-	"svc/eventstore"
 )
 
 // ErrRebuildRunning means another rebuild of the projection holds its lock.
@@ -42,7 +41,7 @@ func (r *Runner) Rebuild(ctx context.Context, p Projection, progress Progress) (
 	if err != nil {
 		return 0, err
 	}
-	total, err := r.store.CountAfter(ctx, pool, eventstore.Position{})
+	total, err := r.store.CountAfter(ctx, pool, event.Position{})
 	if err != nil {
 		return 0, err
 	}
@@ -123,7 +122,7 @@ func (r *Runner) newGeneration(ctx context.Context, p Projection) (int, error) {
 // switchTo locks the live generation (waiting for its runner's batch), applies
 // what the new one still lacks, and points the views at it, in one transaction.
 func (r *Runner) switchTo(ctx context.Context, p Projection, gen int) (old int, applied int64, err error) {
-	var last eventstore.Position
+	var last event.Position
 	err = pgx.BeginFunc(ctx, r.store.Pool(), func(tx pgx.Tx) error {
 		live, ok, err := lockCheckpoint(ctx, tx, p.Name(), 0, false)
 		if err != nil {

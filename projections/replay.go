@@ -10,13 +10,14 @@ import (
 
 	"svc/domain/credit"
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // BillingReport compares an org's billing read model with the ledger
 // recomputed from the event log, both as of the billing checkpoint.
 type BillingReport struct {
 	OrgID       string
-	Checkpoint  eventstore.Position
+	Checkpoint  event.Position
 	Events      int
 	Log         BalanceRow
 	ReadModel   BalanceRow
@@ -41,7 +42,7 @@ func ReplayBilling(ctx context.Context, store *eventstore.Store, orgID string) (
 		if err != nil {
 			return err
 		}
-		var seen []eventstore.Event
+		var seen []event.Event
 		for _, e := range events {
 			if cp.Position.Reached(e.Position) {
 				seen = append(seen, e)

@@ -11,7 +11,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"svc/domain"
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // Runner keeps projections up to date with the event log.
@@ -19,11 +21,13 @@ type Runner struct {
 	store       *eventstore.Store
 	log         *slog.Logger
 	projections []Projection
+	registry    *event.Registry
+	reads       map[string]map[string]bool // projection name -> the event types it reads
 	batch       int
 	poll        time.Duration
 
 	mu      sync.Mutex
-	reached map[string]eventstore.Position
+	reached map[string]event.Position
 	changed chan struct{} // closed and replaced whenever a checkpoint moves
 }
 
@@ -33,6 +37,10 @@ type Option func(*Runner)
 // WithBatch sets how many events one transaction applies (default 1,000).
 func WithBatch(n int) Option { return func(r *Runner) { r.batch = n } }
 
+// WithRegistry sets the registry that decodes events (default: every
+// event of the service, domain.Events).
+func WithRegistry(reg *event.Registry) Option { return func(r *Runner) { r.registry = reg } }
+
 // WithPoll sets how often a runner looks for events appended by other
 // processes (default 200 ms); appends of its own process wake it at once.
 func WithPoll(d time.Duration) Option { return func(r *Runner) { r.poll = d } }
@@ -40,9 +48,20 @@ func WithPoll(d time.Duration) Option { return func(r *Runner) { r.poll = d } }
 // NewRunner returns a runner for projections over store.
 func NewRunner(store *eventstore.Store, log *slog.Logger, projections []Projection, opts ...Option) *Runner {
 	r := &Runner{store: store, log: log, projections: projections, batch: 1000, poll: 200 * time.Millisecond,
-		reached: map[string]eventstore.Position{}, changed: make(chan struct{})}
+		reached: map[string]event.Position{}, changed: make(chan struct{})}
 	for _, o := range opts {
 		o(r)
+	}
+	if r.registry == nil {
+		r.registry = domain.Events()
+	}
+	r.reads = map[string]map[string]bool{}
+	for _, p := range projections {
+		types := map[string]bool{}
+		for _, t := range p.EventTypes() {
+			types[t] = true
+		}
+		r.reads[p.Name()] = types
 	}
 	return r
 }
@@ -229,14 +248,45 @@ func (r *Runner) applyBatch(ctx context.Context, tx pgx.Tx, p Projection, cp Che
 	if _, err := tx.Exec(ctx, "SET LOCAL synchronous_commit TO off"); err != nil {
 		return 0, cp, err
 	}
-	if err := p.Apply(ctx, tx, Tables{generation: cp.Generation}, events); err != nil {
+	selected, err := r.selectFor(p, events)
+	if err != nil {
 		return 0, cp, err
+	}
+	if len(selected) > 0 {
+		if err := p.Apply(ctx, tx, Tables{generation: cp.Generation}, selected); err != nil {
+			return 0, cp, err
+		}
 	}
 	cp.Position = events[len(events)-1].Position
 	if err := saveCheckpoint(ctx, tx, cp, len(events)); err != nil {
 		return 0, cp, err
 	}
 	return len(events), cp, nil
+}
+
+// selectFor returns the events of a batch p reads, decoded. A stored event
+// of a type no aggregate registers, or whose data does not decode, stops
+// the projection with an error naming its position: the log is never
+// silently skipped.
+func (r *Runner) selectFor(p Projection, events []event.Event) ([]event.Event, error) {
+	reads := r.reads[p.Name()]
+	out := make([]event.Event, 0, len(events))
+	for _, e := range events {
+		if !reads[e.Type] {
+			if !r.registry.Known(e.Type) {
+				_, err := r.registry.Decode(e) // the error names the event
+				return nil, err
+			}
+			continue
+		}
+		d, err := r.registry.Decode(e)
+		if err != nil {
+			return nil, err
+		}
+		e.Payload = d
+		out = append(out, e)
+	}
+	return out, nil
 }
 
 // CatchUp steps p until no event is left.
@@ -249,7 +299,7 @@ func (r *Runner) CatchUp(ctx context.Context, p Projection) error {
 	}
 }
 
-func (r *Runner) moved(name string, pos eventstore.Position) {
+func (r *Runner) moved(name string, pos event.Position) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if prev := r.reached[name]; pos.Reached(prev) {
@@ -265,7 +315,7 @@ var ErrWaitTimeout = errors.New("projection did not catch up in time")
 // Wait blocks until each named projection (every one when none is named) has
 // applied the event at pos, or ctx ends. Commands use it so that an HTTP
 // response reflects the command's own events.
-func (r *Runner) Wait(ctx context.Context, pos eventstore.Position, names ...string) error {
+func (r *Runner) Wait(ctx context.Context, pos event.Position, names ...string) error {
 	if pos.IsZero() {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 
 	"svc/domain/workflow"
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // TaskCosts is the execution history of each task type: how far what
@@ -32,17 +33,17 @@ func (TaskCosts) Tables() []Table {
 	}}
 }
 
+// EventTypes implements Projection.
+func (TaskCosts) EventTypes() []string { return []string{workflow.EventCompleted} }
+
 // Apply implements Projection: every charged completion (completed or
 // completed_partial, not the free first run) widens its type's range.
-func (TaskCosts) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []eventstore.Event) error {
+func (TaskCosts) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []event.Event) error {
 	b := &pgx.Batch{}
 	for _, e := range events {
-		if e.Type != workflow.EventCompleted {
+		d, ok := e.Payload.(workflow.Completed)
+		if !ok {
 			continue
-		}
-		var d workflow.Completed
-		if err := e.Decode(&d); err != nil {
-			return err
 		}
 		if d.Free || d.Estimated <= 0 || d.TaskType == "" {
 			continue

@@ -6,7 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"svc/eventstore"
+	"svc/eventstore/event"
 	"svc/projections"
 )
 
@@ -14,6 +14,7 @@ import (
 type shaped struct{ version int }
 
 func (shaped) Name() string         { return "shaped" }
+func (shaped) EventTypes() []string { return []string{"X"} }
 func (s shaped) SchemaVersion() int { return s.version }
 func (s shaped) Tables() []projections.Table {
 	ddl := "stream text PRIMARY KEY"
@@ -22,7 +23,7 @@ func (s shaped) Tables() []projections.Table {
 	}
 	return []projections.Table{{Name: "shaped_streams", DDL: ddl}}
 }
-func (s shaped) Apply(ctx context.Context, tx pgx.Tx, t projections.Tables, events []eventstore.Event) error {
+func (s shaped) Apply(ctx context.Context, tx pgx.Tx, t projections.Tables, events []event.Event) error {
 	for _, e := range events {
 		q := "INSERT INTO " + t.Of("shaped_streams") + " (stream) VALUES ($1) ON CONFLICT DO NOTHING"
 		args := []any{e.StreamID}
@@ -43,7 +44,7 @@ func TestUpgradeRebuildsOlderSchema(t *testing.T) {
 	db.Reset(t)
 	ctx := context.Background()
 	for _, s := range []string{"up-a", "up-b", "up-a"} {
-		if _, err := store.Append(ctx, s, eventstore.AnyVersion, eventstore.NewEvent{Type: "X"}); err != nil {
+		if _, err := store.Append(ctx, s, event.AnyVersion, event.New{Data: eventX{}}); err != nil {
 			t.Fatal(err)
 		}
 	}

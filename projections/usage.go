@@ -10,7 +10,7 @@ import (
 	"svc/domain/apikey"
 	"svc/domain/credit"
 	"svc/domain/workflow"
-	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // Surfaces a charge is made on.
@@ -99,19 +99,21 @@ type usageRow struct {
 
 // usageEvent is an event of a batch decoded once: exactly one field is set.
 type usageEvent struct {
-	e        eventstore.Event
+	e        event.Event
 	planned  *workflow.Planned
 	key      *apikey.Created
 	charged  *credit.Charged
 	refunded *credit.Refunded
 }
 
+// EventTypes implements Projection.
+func (Usage) EventTypes() []string {
+	return []string{workflow.EventPlanned, apikey.EventCreated, credit.EventCharged, credit.EventRefunded}
+}
+
 // Apply implements Projection.
-func (Usage) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []eventstore.Event) error {
-	batch, err := decodeUsage(events)
-	if err != nil {
-		return err
-	}
+func (Usage) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []event.Event) error {
+	batch := decodeUsage(events)
 	flows, keys, err := loadUsageScopes(ctx, tx, t, batch)
 	if err != nil {
 		return err
@@ -158,34 +160,26 @@ func (Usage) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []eventstore
 	return writeUsage(ctx, tx, t, rows, flows, newKeys)
 }
 
-// decodeUsage keeps the events usage needs, decoded.
-func decodeUsage(events []eventstore.Event) ([]usageEvent, error) {
+// decodeUsage keeps the events usage needs, by their data.
+func decodeUsage(events []event.Event) []usageEvent {
 	var out []usageEvent
 	for _, e := range events {
 		u := usageEvent{e: e}
-		var err error
-		switch e.Type {
-		case workflow.EventPlanned:
-			u.planned = &workflow.Planned{}
-			err = e.Decode(u.planned)
-		case apikey.EventCreated:
-			u.key = &apikey.Created{}
-			err = e.Decode(u.key)
-		case credit.EventCharged:
-			u.charged = &credit.Charged{}
-			err = e.Decode(u.charged)
-		case credit.EventRefunded:
-			u.refunded = &credit.Refunded{}
-			err = e.Decode(u.refunded)
+		switch d := e.Payload.(type) {
+		case workflow.Planned:
+			u.planned = &d
+		case apikey.Created:
+			u.key = &d
+		case credit.Charged:
+			u.charged = &d
+		case credit.Refunded:
+			u.refunded = &d
 		default:
 			continue
 		}
-		if err != nil {
-			return nil, fmt.Errorf("usage: %w", err)
-		}
 		out = append(out, u)
 	}
-	return out, nil
+	return out
 }
 
 // flowOf returns workflow id, created (with unknown workspace and task

@@ -12,7 +12,7 @@ import (
 	"svc/domain/apikey"
 	"svc/domain/credit"
 	"svc/domain/workflow"
-	"svc/eventstore"
+	"svc/eventstore/event"
 	"svc/projections"
 )
 
@@ -25,20 +25,18 @@ type usageOrg struct {
 func newUsageOrg(t *testing.T) usageOrg {
 	t.Helper()
 	ctx := context.Background()
-	res, err := commands.NewCreateOrganizationHandler(store).Handle(ctx, commands.CreateOrganization{})
+	res, err := commands.NewCreateOrganizationHandler(commands.NewRepositories(store)).Handle(ctx, commands.CreateOrganization{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	u := usageOrg{org: res.OrgID, ws: res.WorkspaceID, ws2: uuid.NewString(), key: res.KeyID, key2: uuid.NewString(),
 		flowA: workflow.NewID(), flowB: workflow.NewID()}
 	secret, _ := apikey.Generate()
-	if _, err := store.Append(ctx, apikey.Stream(u.key2), eventstore.NewStream, eventstore.NewEvent{Type: apikey.EventCreated,
-		Data: apikey.Created{KeyID: u.key2, OrgID: u.org, WorkspaceID: u.ws2, Hash: secret.Hash, Prefix: secret.Prefix, Label: "ci", Role: apikey.Member, CreatedBy: "test"}}); err != nil {
+	if _, err := store.Append(ctx, apikey.Stream(u.key2), event.NewStream, event.New{Data: apikey.Created{KeyID: u.key2, OrgID: u.org, WorkspaceID: u.ws2, Hash: secret.Hash, Prefix: secret.Prefix, Label: "ci", Role: apikey.Member, CreatedBy: "test"}}); err != nil {
 		t.Fatal(err)
 	}
 	for id, tt := range map[string]string{u.flowA: "competitive_analysis", u.flowB: "process_improvement"} {
-		if _, err := store.Append(ctx, workflow.Stream(id), eventstore.NewStream, eventstore.NewEvent{Type: workflow.EventPlanned,
-			Data: workflow.Planned{WorkflowID: id, OrgID: u.org, WorkspaceID: u.ws, KeyID: u.key, TaskType: tt}}); err != nil {
+		if _, err := store.Append(ctx, workflow.Stream(id), event.NewStream, event.New{Data: workflow.Planned{WorkflowID: id, OrgID: u.org, WorkspaceID: u.ws, KeyID: u.key, TaskType: tt}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -48,14 +46,14 @@ func newUsageOrg(t *testing.T) usageOrg {
 func (u usageOrg) charge(t *testing.T, c credit.Charged) {
 	t.Helper()
 	c.OrgID = u.org
-	if _, err := commands.NewChargeCreditsHandler(store).Handle(context.Background(), commands.ChargeCredits{Charge: c}); err != nil {
+	if _, err := commands.NewChargeCreditsHandler(commands.NewRepositories(store)).Handle(context.Background(), commands.ChargeCredits{Charge: c}); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func (u usageOrg) refund(t *testing.T, flow string, amount int64) {
 	t.Helper()
-	if _, err := commands.NewRefundCreditsHandler(store).Handle(context.Background(),
+	if _, err := commands.NewRefundCreditsHandler(commands.NewRepositories(store)).Handle(context.Background(),
 		commands.RefundCredits{OrgID: u.org, WorkflowID: flow, Amount: amount, Reason: "workflow_failed"}); err != nil {
 		t.Fatal(err)
 	}

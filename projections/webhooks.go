@@ -9,16 +9,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"svc/domain/delivery"
 	"svc/eventstore"
-)
-
-// Event types of a webhook delivery stream, as package commands/webhooks
-// writes them (that package reads this model, so the projection mirrors the
-// event shapes rather than importing them).
-const (
-	eventDeliveryScheduled = "WebhookDeliveryScheduled"
-	eventDeliveryAttempted = "WebhookDeliveryAttempted"
-	deliveryStreamPrefix   = "delivery-"
+	"svc/eventstore/event"
 )
 
 // Delivery statuses of the webhook_deliveries read model.
@@ -27,26 +20,6 @@ const (
 	DeliveryDelivered = "delivered"
 	DeliveryFailed    = "failed"
 )
-
-// deliveryScheduled is what the projection reads of WebhookDeliveryScheduled.
-type deliveryScheduled struct {
-	DeliveryID    string    `json:"delivery_id"`
-	OrgID         string    `json:"org_id"`
-	WorkflowID    string    `json:"workflow_id"`
-	EventType     string    `json:"event_type"`
-	URL           string    `json:"url"`
-	NextAttemptAt time.Time `json:"next_attempt_at"`
-}
-
-// deliveryAttempted is what the projection reads of WebhookDeliveryAttempted.
-type deliveryAttempted struct {
-	Attempt       int        `json:"attempt"`
-	StatusCode    *int       `json:"status_code"`
-	Error         *string    `json:"error"`
-	Delivered     bool       `json:"delivered"`
-	NextAttemptAt *time.Time `json:"next_attempt_at"`
-	GaveUp        bool       `json:"gave_up"`
-}
 
 // WebhookDeliveries is the read model of webhook deliveries: one row per
 // delivery with its state and, in log, every attempt's record in order.
@@ -83,32 +56,27 @@ func (WebhookDeliveries) Tables() []Table {
 	}}
 }
 
+// EventTypes implements Projection.
+func (WebhookDeliveries) EventTypes() []string {
+	return []string{delivery.EventDeliveryScheduled, delivery.EventDeliveryAttempted}
+}
+
 // Apply implements Projection: a scheduled delivery inserts its row, an
 // attempt updates it and appends its record to the log.
-func (WebhookDeliveries) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []eventstore.Event) error {
+func (WebhookDeliveries) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []event.Event) error {
 	table := t.Of("webhook_deliveries")
 	b := &pgx.Batch{}
 	for _, e := range events {
-		if !strings.HasPrefix(e.StreamID, deliveryStreamPrefix) {
-			continue
-		}
-		id := strings.TrimPrefix(e.StreamID, deliveryStreamPrefix)
-		switch e.Type {
-		case eventDeliveryScheduled:
-			var d deliveryScheduled
-			if err := e.Decode(&d); err != nil {
-				return err
-			}
+		id := strings.TrimPrefix(e.StreamID, delivery.StreamPrefix)
+		switch d := e.Payload.(type) {
+		case delivery.Scheduled:
 			b.Queue(`INSERT INTO `+table+` (delivery_id, org_id, workflow_id, event_type, url, status, attempts,
 					next_attempt_at, created_at, updated_at, version, log)
 				VALUES ($1, $2, $3, $4, $5, $6, 0, $7, $8, $8, $9, '[]')
 				ON CONFLICT (delivery_id) DO NOTHING`,
-				id, d.OrgID, d.WorkflowID, d.EventType, d.URL, DeliveryPending, d.NextAttemptAt, e.RecordedAt, e.Version)
-		case eventDeliveryAttempted:
-			var a deliveryAttempted
-			if err := e.Decode(&a); err != nil {
-				return err
-			}
+				id, d.OrgID, d.WorkflowID, d.Event, d.URL, DeliveryPending, d.NextAttemptAt, e.RecordedAt, e.Version)
+		case delivery.Attempted:
+			a := d
 			status := DeliveryPending
 			switch {
 			case a.Delivered:

@@ -9,26 +9,26 @@ import (
 
 	"github.com/google/uuid"
 
-	"svc/commands/webhooks"
+	"svc/domain/delivery"
 	"svc/domain/workflow"
-	"svc/eventstore"
+	"svc/eventstore/event"
 	"svc/projections"
 )
 
 // appendDelivery schedules a delivery of workflow wf of org and records
 // the given attempts, as the dispatcher would.
-func appendDelivery(t *testing.T, org, wf, typ string, attempts ...webhooks.Attempted) string {
+func appendDelivery(t *testing.T, org, wf, typ string, attempts ...delivery.Attempted) string {
 	t.Helper()
 	ctx := context.Background()
-	id := webhooks.DeliveryID(uuid.NewString(), "webhook-x")
-	m := eventstore.Metadata{OrgID: org, Actor: "system"}
-	s := webhooks.Scheduled{DeliveryID: id, OrgID: org, WorkflowID: wf, EventType: typ, URL: "https://example.com/hook",
+	id := delivery.ID(uuid.NewString(), "webhook-x")
+	m := event.Metadata{OrgID: org, Actor: "system"}
+	s := delivery.Scheduled{DeliveryID: id, OrgID: org, WorkflowID: wf, Event: typ, URL: "https://example.com/hook",
 		WebhookID: "webhook-x", SourceEventID: uuid.NewString(), Body: `{"event":"` + typ + `"}`, NextAttemptAt: time.Now().Add(-time.Second).UTC()}
-	if _, err := store.Append(ctx, webhooks.Stream(id), eventstore.NewStream, eventstore.NewEvent{Type: webhooks.EventDeliveryScheduled, Data: s, Metadata: m}); err != nil {
+	if _, err := store.Append(ctx, delivery.Stream(id), event.NewStream, event.New{Data: s, Metadata: m}); err != nil {
 		t.Fatal(err)
 	}
 	for i, a := range attempts {
-		if _, err := store.Append(ctx, webhooks.Stream(id), int64(i), eventstore.NewEvent{Type: webhooks.EventDeliveryAttempted, Data: a, Metadata: m}); err != nil {
+		if _, err := store.Append(ctx, delivery.Stream(id), int64(i), event.New{Data: a, Metadata: m}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -46,14 +46,14 @@ func TestWebhookDeliveriesModel(t *testing.T) {
 	now := time.Now().UTC()
 	later := now.Add(time.Hour)
 
-	delivered := appendDelivery(t, org, wf, webhooks.TypeStepCompleted,
-		webhooks.Attempted{Attempt: 1, AttemptedAt: now, StatusCode: ptr(500), Error: ptr("500 Internal Server Error"), NextAttemptAt: &now},
-		webhooks.Attempted{Attempt: 2, AttemptedAt: now, StatusCode: ptr(200), Delivered: true, DurationMS: 12, ResponseSnippet: "ok"})
-	waiting := appendDelivery(t, org, wf, webhooks.TypeStepCompleted,
-		webhooks.Attempted{Attempt: 1, AttemptedAt: now, Error: ptr("connection refused"), NextAttemptAt: &later})
-	due := appendDelivery(t, org, wf, webhooks.TypeWorkflowCompleted)
-	failed := appendDelivery(t, other, otherWF, webhooks.TypeWorkflowFailed,
-		webhooks.Attempted{Attempt: 1, AttemptedAt: now, StatusCode: ptr(410), Error: ptr("gone"), GaveUp: true})
+	delivered := appendDelivery(t, org, wf, delivery.TypeStepCompleted,
+		delivery.Attempted{Attempt: 1, AttemptedAt: now, StatusCode: ptr(500), Error: ptr("500 Internal Server Error"), NextAttemptAt: &now},
+		delivery.Attempted{Attempt: 2, AttemptedAt: now, StatusCode: ptr(200), Delivered: true, DurationMS: 12, ResponseSnippet: "ok"})
+	waiting := appendDelivery(t, org, wf, delivery.TypeStepCompleted,
+		delivery.Attempted{Attempt: 1, AttemptedAt: now, Error: ptr("connection refused"), NextAttemptAt: &later})
+	due := appendDelivery(t, org, wf, delivery.TypeWorkflowCompleted)
+	failed := appendDelivery(t, other, otherWF, delivery.TypeWorkflowFailed,
+		delivery.Attempted{Attempt: 1, AttemptedAt: now, StatusCode: ptr(410), Error: ptr("gone"), GaveUp: true})
 	catchUp(t, r)
 
 	rows, err := projections.Deliveries(ctx, db.Pool, org, wf)
@@ -71,7 +71,7 @@ func TestWebhookDeliveriesModel(t *testing.T) {
 		d.NextAttemptAt != nil || d.DeliveredAt == nil || d.URL != "https://example.com/hook" {
 		t.Errorf("delivered: %+v", d)
 	}
-	var log []webhooks.Attempted
+	var log []delivery.Attempted
 	if err := json.Unmarshal(byID[delivered].Log, &log); err != nil || len(log) != 2 || log[0].Attempt != 1 || !log[1].Delivered || log[1].ResponseSnippet != "ok" {
 		t.Errorf("log %s: %v", byID[delivered].Log, err)
 	}
@@ -79,7 +79,7 @@ func TestWebhookDeliveriesModel(t *testing.T) {
 		*d.LastError != "connection refused" || d.NextAttemptAt == nil || !d.NextAttemptAt.Equal(later.Truncate(time.Microsecond)) {
 		t.Errorf("waiting: %+v", d)
 	}
-	if d := byID[due]; d.Status != projections.DeliveryPending || d.Attempts != 0 || string(d.Log) != "[]" || d.EventType != webhooks.TypeWorkflowCompleted {
+	if d := byID[due]; d.Status != projections.DeliveryPending || d.Attempts != 0 || string(d.Log) != "[]" || d.EventType != delivery.TypeWorkflowCompleted {
 		t.Errorf("due: %+v", d)
 	}
 	if rows, err := projections.Deliveries(ctx, db.Pool, org, "wr_none"); err != nil || len(rows) != 0 {

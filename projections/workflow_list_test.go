@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"svc/domain/workflow"
-	"svc/eventstore"
+	"svc/eventstore/event"
 	"svc/projections"
 )
 
@@ -34,11 +34,11 @@ var listSteps = []workflow.PlannedStep{
 func appendFlow(t *testing.T, org string, f listFlow) string {
 	t.Helper()
 	id := workflow.NewID()
-	m := eventstore.Metadata{OrgID: org, Actor: "test"}
-	ev := func(typ string, data any) eventstore.NewEvent {
-		return eventstore.NewEvent{Type: typ, Data: data, Metadata: m}
+	m := event.Metadata{OrgID: org, Actor: "test"}
+	ev := func(data event.Data) event.New {
+		return event.New{Data: data, Metadata: m}
 	}
-	events := []eventstore.NewEvent{ev(workflow.EventPlanned, workflow.Planned{WorkflowID: id, OrgID: org, WorkspaceID: uuid.NewString(),
+	events := []event.New{ev(workflow.Planned{WorkflowID: id, OrgID: org, WorkspaceID: uuid.NewString(),
 		TaskType: f.taskType, ValueClass: "operational", Title: f.title, Description: f.description, RigorLevel: "standard",
 		TotalSteps: 2, Credits: 730, Execution: "standard", Steps: listSteps})}
 	if f.then != "" {
@@ -46,29 +46,29 @@ func appendFlow(t *testing.T, org string, f listFlow) string {
 		if slices.Contains([]string{"interactive", "aborted", "timed_out", "step_executing"}, f.then) {
 			mode = workflow.ModeInteractive
 		}
-		events = append(events, ev(workflow.EventQueued, workflow.Queued{WorkflowID: id, OrgID: org, Tier: "free", Mode: mode,
+		events = append(events, ev(workflow.Queued{WorkflowID: id, OrgID: org, Tier: "free", Mode: mode,
 			Delivery: workflow.Delivery{Method: "polling"}, Estimated: 730}))
 	}
 	switch f.then {
 	case "executing", "completed", "failed", "halted":
-		events = append(events, ev(workflow.EventStarted, workflow.Started{Worker: "w"}),
-			ev(workflow.EventStepStarted, workflow.StepStarted{Step: 1, Name: "Desk Research", Attempt: 1}))
+		events = append(events, ev(workflow.Started{Worker: "w"}),
+			ev(workflow.StepStarted{Step: 1, Name: "Desk Research", Attempt: 1}))
 	case "cancelled":
-		events = append(events, ev(workflow.EventCancelled, workflow.Cancelled{From: "queued"}))
+		events = append(events, ev(workflow.Cancelled{From: "queued"}))
 	}
 	switch f.then {
 	case "completed":
 		events = append(events,
-			ev(workflow.EventStepCompleted, workflow.StepCompleted{Step: 1, Name: "Desk Research", Kind: workflow.KindResearch, Summary: "s", Credits: 200}),
-			ev(workflow.EventStepStarted, workflow.StepStarted{Step: 2, Name: "Synthesis", Attempt: 1}),
-			ev(workflow.EventStepCompleted, workflow.StepCompleted{Step: 2, Name: "Synthesis", Kind: workflow.KindSynthesis, Summary: "s",
+			ev(workflow.StepCompleted{Step: 1, Name: "Desk Research", Kind: workflow.KindResearch, Summary: "s", Credits: 200}),
+			ev(workflow.StepStarted{Step: 2, Name: "Synthesis", Attempt: 1}),
+			ev(workflow.StepCompleted{Step: 2, Name: "Synthesis", Kind: workflow.KindSynthesis, Summary: "s",
 				Deliverable: &workflow.Deliverable{Title: f.title, Sections: []workflow.Section{{Heading: "H", Content: "C"}}}}),
-			ev(workflow.EventCompleted, workflow.Completed{Fee: 530, TaskType: f.taskType, Estimated: 730, CreditsUsed: 730,
+			ev(workflow.Completed{Fee: 530, TaskType: f.taskType, Estimated: 730, CreditsUsed: 730,
 				Deliverable: &workflow.Deliverable{Title: f.title, Sections: []workflow.Section{{Heading: "H", Content: "C"}}}}))
 	case "failed":
-		events = append(events, ev(workflow.EventFailed, workflow.Failed{Code: "provider_exhausted", Error: "provider_exhausted: boom", Step: 1}))
+		events = append(events, ev(workflow.Failed{Code: "provider_exhausted", Error: "provider_exhausted: boom", Step: 1}))
 	case "halted":
-		events = append(events, ev(workflow.EventHalted, workflow.Halted{Step: 1, Reason: "connection_failure", BlockingIssues: []string{"x"}}))
+		events = append(events, ev(workflow.Halted{Step: 1, Reason: "connection_failure", BlockingIssues: []string{"x"}}))
 	}
 	events = append(events, controlEvents(f.then, ev)...)
 	// one append per event: the live projection sees the stream's tail
@@ -383,32 +383,32 @@ var controlFlows = []string{"pending_approval", "approved", "rejected", "interac
 
 // controlEvents are the events after WorkflowQueued of a control flow
 // (nil for the other flows); the interactive ones are queued interactive.
-func controlEvents(then string, ev func(string, any) eventstore.NewEvent) []eventstore.NewEvent {
-	step1 := ev(workflow.EventStepCompleted, workflow.StepCompleted{Step: 1, Name: "Desk Research", Kind: workflow.KindResearch, Summary: "s", Credits: 200})
-	gate := ev(workflow.EventApprovalRequested, workflow.ApprovalRequested{Gate: 1, Step: 2,
+func controlEvents(then string, ev func(event.Data) event.New) []event.New {
+	step1 := ev(workflow.StepCompleted{Step: 1, Name: "Desk Research", Kind: workflow.KindResearch, Summary: "s", Credits: 200})
+	gate := ev(workflow.ApprovalRequested{Gate: 1, Step: 2,
 		Deliverable: &workflow.Deliverable{Title: "T", Sections: []workflow.Section{{Heading: "Desk Research", Content: "s"}}}})
-	started := ev(workflow.EventStarted, workflow.Started{Worker: "w"})
+	started := ev(workflow.Started{Worker: "w"})
 	switch then {
 	case "pending_approval":
-		return []eventstore.NewEvent{started, step1, gate}
+		return []event.New{started, step1, gate}
 	case "approved":
-		return []eventstore.NewEvent{started, step1, gate, ev(workflow.EventApproved, workflow.Decision{Gate: 1, Notes: "ok", AgentID: "board_chair"})}
+		return []event.New{started, step1, gate, ev(workflow.Approved{Gate: 1, Notes: "ok", AgentID: "board_chair"})}
 	case "rejected":
-		return []eventstore.NewEvent{started, step1, gate, ev(workflow.EventRejected, workflow.Decision{Gate: 1, Notes: "no", AgentID: "board_chair"})}
+		return []event.New{started, step1, gate, ev(workflow.Rejected{Gate: 1, Notes: "no", AgentID: "board_chair"})}
 	case "interactive", "aborted", "timed_out", "step_executing":
-		out := []eventstore.NewEvent{ev(workflow.EventStepSkipped, workflow.StepSkipped{Step: 1, Name: "Desk Research"})}
+		out := []event.New{ev(workflow.StepSkipped{Step: 1, Name: "Desk Research"})}
 		switch then {
 		case "aborted":
-			out = append(out, ev(workflow.EventAborted, workflow.Aborted{StepsCompleted: 0, TotalSteps: 2}))
+			out = append(out, ev(workflow.Aborted{StepsCompleted: 0, TotalSteps: 2}))
 		case "timed_out":
-			out = append(out, ev(workflow.EventTimedOut, workflow.TimedOut{IdleSeconds: 1900}))
+			out = append(out, ev(workflow.TimedOut{IdleSeconds: 1900}))
 		case "step_executing":
-			out = append(out, ev(workflow.EventStepRequested, workflow.StepRequested{Step: 2, Name: "Synthesis", Feedback: "f"}))
+			out = append(out, ev(workflow.StepRequested{Step: 2, Name: "Synthesis", Feedback: "f"}))
 		}
 		return out
 	case "resumed":
-		return []eventstore.NewEvent{started, ev(workflow.EventFailed, workflow.Failed{Code: "provider_exhausted", Error: "e", Step: 1}),
-			ev(workflow.EventResumed, workflow.Resumed{From: "failed", FromStep: 1, RevisionGuidance: "g"})}
+		return []event.New{started, ev(workflow.Failed{Code: "provider_exhausted", Error: "e", Step: 1}),
+			ev(workflow.Resumed{From: "failed", FromStep: 1, RevisionGuidance: "g"})}
 	}
 	return nil
 }

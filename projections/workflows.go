@@ -11,6 +11,7 @@ import (
 
 	"svc/domain/workflow"
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // Workflows is the read model of workflows: one row per workflow with the
@@ -23,8 +24,8 @@ func (Workflows) Name() string { return "workflows" }
 // SchemaVersion implements Versioned.
 func (Workflows) SchemaVersion() int { return 3 }
 
-// runnableStatuses are the statuses a worker still has to move.
-const runnableStatuses = `('queued', 'executing', 'quality_review', 'step_executing', 'approved', 'resuming')`
+// runnableStatuses is workflow.RunnableStatuses as an SQL list.
+var runnableStatuses = "('" + strings.Join(workflow.RunnableStatuses, "', '") + "')"
 
 // Tables implements Projection.
 func (Workflows) Tables() []Table {
@@ -70,16 +71,19 @@ func (Workflows) Tables() []Table {
 	}, searchTable, countsTable}
 }
 
+// EventTypes implements Projection: every event of a workflow stream.
+func (Workflows) EventTypes() []string { return workflow.RunEventTypes() }
+
 // Apply implements Projection: each workflow the batch touches is folded
 // up to its last event in the batch and its row replaced.
-func (Workflows) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []eventstore.Event) error {
-	byID := map[string][]eventstore.Event{}
+func (Workflows) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []event.Event) error {
+	byID := map[string][]event.Event{}
 	var order []string
 	for _, e := range events {
-		if !strings.HasPrefix(e.StreamID, "workflow-") {
+		id, ok := workflow.IDOf(e.StreamID)
+		if !ok {
 			continue
 		}
-		id := strings.TrimPrefix(e.StreamID, "workflow-")
 		if _, ok := byID[id]; !ok {
 			order = append(order, id)
 		}
@@ -90,7 +94,7 @@ func (Workflows) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []events
 	var moves []statusMove
 	for _, id := range order {
 		tail := byID[id]
-		var head []eventstore.Event
+		var head []event.Event
 		first := tail[0].Version
 		if first != 0 { // the batch holds the tail: read the head from the log
 			var err error
@@ -118,7 +122,7 @@ func (Workflows) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []events
 // foldWorkflow folds the head of a stream (what the read model already
 // has) and then the batch's tail; before is the status after the head, the
 // one the workflow's row has now ("" without a head: a new workflow).
-func foldWorkflow(head, tail []eventstore.Event) (wf *workflow.Workflow, before string, err error) {
+func foldWorkflow(head, tail []event.Event) (wf *workflow.Workflow, before string, err error) {
 	if len(head) == 0 {
 		wf, err = workflow.Load(tail)
 		return wf, "", err

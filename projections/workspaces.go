@@ -6,7 +6,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"svc/domain/workspace"
-	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // Workspaces is the read model of workspaces.
@@ -30,17 +30,17 @@ func (Workspaces) Tables() []Table {
 	}}
 }
 
+// EventTypes implements Projection.
+func (Workspaces) EventTypes() []string { return []string{workspace.EventCreated} }
+
 // Apply implements Projection.
-func (Workspaces) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []eventstore.Event) error {
+func (Workspaces) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []event.Event) error {
 	table := t.Of("workspaces")
 	b := &pgx.Batch{}
 	for _, e := range events {
-		if e.Type != workspace.EventCreated {
+		d, ok := e.Payload.(workspace.Created)
+		if !ok {
 			continue
-		}
-		var d workspace.Created
-		if err := e.Decode(&d); err != nil {
-			return err
 		}
 		b.Queue(`INSERT INTO `+table+` (id, org_id, name, slug, is_default, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
 			d.WorkspaceID, d.OrgID, d.Name, d.Slug, d.IsDefault, e.RecordedAt)

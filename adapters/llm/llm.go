@@ -3,12 +3,27 @@
 // the deliverable, the independent review, or the rewrite of a task
 // description) and a [Provider] answers it with a validated [Response].
 //
-// Three providers exist. [NewOffline] is the built-in writer: deterministic,
-// network-free, it composes framework-shaped content from the request
-// itself. [NewOpenAI] calls an OpenAI-compatible chat-completions API with
-// per-attempt timeouts, retries and cost accounting. [NewChain] tries a
-// primary provider and then an optional fallback. [FromEnv] builds the
-// provider the service uses from the SVC_LLM_* environment.
+// The port holds only what callers and providers share: the types, the
+// Kind and Strategy constants, the errors, and the parsing and validation
+// of answers. The providers live in subpackages, which import this one:
+//
+//   - offline (svc/adapters/llm/offline): the built-in writer,
+//     deterministic and network-free, composing framework-shaped content
+//     from the request itself.
+//   - openai (svc/adapters/llm/openai): a client of an OpenAI-compatible
+//     chat-completions API, with per-attempt timeouts, retries and cost
+//     accounting.
+//   - chain (svc/adapters/llm/chain): a primary provider, then an optional
+//     fallback.
+//   - providers (svc/adapters/llm/providers): FromEnv, which builds the
+//     provider the service uses from the SVC_LLM_* environment.
+//
+// Two more subpackages serve the providers and the fake API of the tests
+// (test/fakellm): frameworks knows the section headings a step of each
+// framework writes, and prompt builds the chat messages of a request, with
+// the machine-readable markers that tell a fake the kind of a call. Under
+// internal/, textutil holds the text helpers the providers share and
+// llmtest what their tests share.
 //
 // Every answer is validated for its kind before it is returned (ParseStep,
 // ParseDeliverable, ParseReview, ParseEnhance), so a caller can parse
@@ -24,6 +39,7 @@ import (
 	"time"
 
 	"svc/domain/contract"
+	"svc/domain/workflow"
 )
 
 // Kinds of call.
@@ -41,17 +57,13 @@ const (
 	StrategyChunked    = "chunked"    // write (or review) only part Chunk of Chunks of the sections
 )
 
-// Section is one headed part of a step output or a deliverable.
-type Section struct {
-	Heading string `json:"heading"`
-	Content string `json:"content"`
-}
+// Section is one headed part of a step output or a deliverable: the
+// workflow domain's section.
+type Section = workflow.Section
 
-// Deliverable is the workflow's result: a title and its sections.
-type Deliverable struct {
-	Title    string    `json:"title"`
-	Sections []Section `json:"sections"`
-}
+// Deliverable is the workflow's result, a title and its sections: the
+// workflow domain's deliverable.
+type Deliverable = workflow.Deliverable
 
 // PriorStep is the output of an earlier step, given to later calls.
 type PriorStep struct {
@@ -62,7 +74,8 @@ type PriorStep struct {
 }
 
 // Request is one call, described structurally; network providers build their
-// chat messages from it (prompt.go), the offline writer composes from it.
+// chat messages from it (package prompt), the offline writer composes from
+// it.
 type Request struct {
 	Kind        string
 	Tier        int    // 1 or 2: SVC_LLM_MODEL or SVC_LLM_MODEL_TIER2
@@ -77,7 +90,7 @@ type Request struct {
 	Framework   string // display name of the step's framework (KindStep), e.g. "SWOT Analysis"
 	// Headings optionally names the sections a step must write (KindStep),
 	// e.g. the catalogue framework's sections; empty: the writer's own
-	// table for Framework (see Headings).
+	// table for Framework (see frameworks.Headings).
 	Headings []string
 	// FrameworkDomain optionally gives the catalogue domain of Framework
 	// ("strategy", "product", ...); it picks the fallback headings of a
@@ -129,8 +142,8 @@ type Provider interface {
 
 // Errors of the port.
 var (
-	// ErrExhausted is returned by Chain when every provider failed (spec:
-	// 503 provider_exhausted).
+	// ErrExhausted is returned by a chain (package chain) when every
+	// provider failed (spec: 503 provider_exhausted).
 	ErrExhausted = errors.New("all LLM providers failed")
 	// ErrMalformed is an answer that is not valid for its kind.
 	ErrMalformed = errors.New("malformed LLM answer")

@@ -94,9 +94,9 @@ func ParseEnhance(text string) (string, error) {
 	return t, nil
 }
 
-// Validate checks text as an answer of kind and returns it normalised: the
+// validate checks text as an answer of kind and returns it normalised: the
 // JSON object without a surrounding fence, or the trimmed plain text.
-func Validate(kind, text string) (string, error) {
+func validate(kind, text string) (string, error) {
 	var err error
 	switch kind {
 	case KindStep:

@@ -57,17 +57,40 @@ func TestParseReview(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	text, err := Validate(KindStep, "```json\n{\"summary\":\"s\",\"sections\":[{\"heading\":\"h\",\"content\":\"c\"}]}\n```")
+	text, err := validate(KindStep, "```json\n{\"summary\":\"s\",\"sections\":[{\"heading\":\"h\",\"content\":\"c\"}]}\n```")
 	if err != nil || text[0] != '{' {
-		t.Fatalf("Validate step = %q, %v", text, err)
+		t.Fatalf("validate step = %q, %v", text, err)
 	}
-	if text, err := Validate(KindEnhance, "  rewritten \n"); err != nil || text != "rewritten" {
-		t.Fatalf("Validate enhance = %q, %v", text, err)
+	if text, err := validate(KindEnhance, "  rewritten \n"); err != nil || text != "rewritten" {
+		t.Fatalf("validate enhance = %q, %v", text, err)
 	}
-	if _, err := Validate(KindEnhance, " \n"); !errors.Is(err, ErrMalformed) {
-		t.Fatalf("Validate empty enhance error = %v", err)
+	if _, err := validate(KindEnhance, " \n"); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("validate empty enhance error = %v", err)
 	}
-	if _, err := Validate("poem", "x"); !errors.Is(err, ErrBadRequest) {
-		t.Fatalf("Validate unknown kind error = %v", err)
+	if _, err := validate("poem", "x"); !errors.Is(err, ErrBadRequest) {
+		t.Fatalf("validate unknown kind error = %v", err)
+	}
+}
+
+func TestParseComposed(t *testing.T) {
+	out := func(fw string) string {
+		return `{"framework":"` + fw + `","summary":"S ` + fw + `","sections":[{"heading":"H","content":"C"}]}`
+	}
+	fws := []string{"A", "B"}
+	// by name, whatever the order; unnamed entries fill the rest in order
+	for _, text := range []string{`{"steps":[` + out("b") + `,` + out("A") + `]}`, "```json\n{\"steps\":[" + out("A") + `,` + out("x") + "]}\n```"} {
+		got, err := ParseComposed(text, fws)
+		if err != nil || len(got) != 2 || got[0].Summary != "S A" {
+			t.Fatalf("%s: %v %+v", text, err, got)
+		}
+	}
+	for _, bad := range []string{`{"steps":[` + out("A") + `]}`, `{"steps":[{"framework":"A","summary":"","sections":[{"heading":"H"}]},` + out("B") + `]}`,
+		`{"steps":[` + out("A") + `,{"framework":"B","summary":"s","sections":[]}]}`, `[]`, `{"summary":"s","sections":[{"heading":"h"}]}`} {
+		if _, err := ParseComposed(bad, fws); !errors.Is(err, ErrMalformed) {
+			t.Errorf("%s: %v, want ErrMalformed", bad, err)
+		}
+	}
+	if _, err := ValidateAnswer(Request{Kind: KindStep, Frameworks: fws}, `{"steps":[`+out("A")+`]}`); !errors.Is(err, ErrMalformed) {
+		t.Errorf("ValidateAnswer of a short composed answer: %v", err)
 	}
 }

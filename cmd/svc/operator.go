@@ -18,12 +18,13 @@ import (
 	"svc/domain/credit"
 	"svc/domain/org"
 	"svc/eventstore"
+	"svc/eventstore/event"
 	"svc/projections"
 )
 
 // operatorContext marks events appended by operator commands.
 func operatorContext(ctx context.Context) context.Context {
-	return eventstore.WithMetadata(ctx, eventstore.Metadata{Actor: "operator", RequestID: "cli_" + uuid.NewString()})
+	return event.WithMetadata(ctx, event.Metadata{Actor: "operator", RequestID: "cli_" + uuid.NewString()})
 }
 
 func quietLogger() *slog.Logger {
@@ -202,7 +203,7 @@ func runEventsTail(ctx context.Context, args []string) error {
 	}
 	defer pool.Close()
 	store := eventstore.New(pool)
-	var after eventstore.Position
+	var after event.Position
 	if *from > 0 {
 		p, ok, err := store.PositionOf(ctx, *from)
 		if err != nil {
@@ -211,7 +212,7 @@ func runEventsTail(ctx context.Context, args []string) error {
 		if !ok {
 			return &exitError{code: 1, err: fmt.Errorf("events tail: no event at position %d", *from)}
 		}
-		after = eventstore.Position{TransactionID: p.TransactionID, Global: p.Global - 1}
+		after = event.Position{TransactionID: p.TransactionID, Global: p.Global - 1}
 	}
 	enc := json.NewEncoder(os.Stdout)
 	for {
@@ -266,7 +267,7 @@ func runCreditsGrant(ctx context.Context, args []string) error {
 		return err
 	}
 	defer pool.Close()
-	res, err := commands.NewGrantCreditsHandler(eventstore.New(pool)).Handle(operatorContext(ctx),
+	res, err := commands.NewGrantCreditsHandler(commands.NewRepositories(eventstore.New(pool))).Handle(operatorContext(ctx),
 		commands.GrantCredits{OrgID: *orgID, Amount: *amount, Reason: credit.ReasonOperator, Note: *reason})
 	if errors.Is(err, org.ErrNotFound) {
 		return &exitError{code: 1, err: fmt.Errorf("credits grant: no organization %s", *orgID)}
@@ -297,7 +298,7 @@ func runOrgSetTier(ctx context.Context, args []string) error {
 		return err
 	}
 	defer pool.Close()
-	res, err := commands.NewChangeTierHandler(eventstore.New(pool)).Handle(operatorContext(ctx),
+	res, err := commands.NewChangeTierHandler(commands.NewRepositories(eventstore.New(pool))).Handle(operatorContext(ctx),
 		commands.ChangeTier{OrgID: *orgID, Tier: tier, Source: "operator"})
 	if errors.Is(err, org.ErrNotFound) {
 		return &exitError{code: 1, err: fmt.Errorf("org set-tier: no organization %s", *orgID)}

@@ -11,12 +11,13 @@ import (
 	"sync"
 	"time"
 
-	"svc/adapters/llm"
+	"svc/adapters/llm/providers"
 	"svc/adapters/mail"
 	"svc/adapters/outbound"
 	"svc/adapters/ratelimit"
 	"svc/adapters/secrets"
 	"svc/adapters/webhook"
+	"svc/commands"
 	"svc/commands/webhooks"
 	"svc/commands/worker"
 	httpapi "svc/http"
@@ -64,7 +65,7 @@ func runServe(ctx context.Context, args []string) error {
 	if cfg.AllowPrivateURLs {
 		log.Warn("SVC_ALLOW_PRIVATE_URLS is on: webhooks and context servers may reach private addresses (local testing only)")
 	}
-	provider, err := llm.FromEnv(os.Getenv, log)
+	provider, err := providers.FromEnv(os.Getenv, log)
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -76,7 +77,8 @@ func runServe(ctx context.Context, args []string) error {
 	if err := runner.Upgrade(ctx); err != nil {
 		return err
 	}
-	workers := worker.New(store, provider, outboundClient, worker.Config{Concurrency: cfg.Workers, Lease: cfg.WorkerLease, DisallowDirect: !cfg.DirectExecution}, log)
+	repos := commands.NewRepositories(store)
+	workers := worker.New(repos, provider, outboundClient, worker.Config{Concurrency: cfg.Workers, Lease: cfg.WorkerLease, DisallowDirect: !cfg.DirectExecution}, log)
 	api := httpapi.New(httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies, Version: version,
 		SSEHeartbeat: cfg.SSEHeartbeat, SSETimeout: cfg.SSETimeout, InteractiveIdle: cfg.InteractiveIdle},
 		httpapi.Deps{Store: store, Runner: runner, Limiter: limiter, Mail: sender, Log: log, Kicker: workers, Sealer: box, Outbound: outboundClient, LLM: provider})
@@ -103,7 +105,7 @@ func runServe(ctx context.Context, args []string) error {
 		defer wg.Done()
 		_ = workers.Run(work)
 	}()
-	dispatcher := webhooks.New(store, webhook.NewSender(outboundClient), box, webhooks.Config{BackoffScale: cfg.WebhookBackoffScale}, log)
+	dispatcher := webhooks.New(repos, webhook.NewSender(outboundClient), box, webhooks.Config{BackoffScale: cfg.WebhookBackoffScale}, log)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()

@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"svc/adapters/webhook"
+	"svc/domain/delivery"
 	"svc/domain/workflow"
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // appendTimeout bounds recording an attempt, which happens while stopping
@@ -29,49 +31,51 @@ var errSecretUnavailable = errors.New("webhook secret unavailable")
 // attempt makes the next attempt of delivery id if it is due, records it,
 // and returns when the attempt after it is due (nil when none will be).
 func (d *Dispatcher) attempt(ctx context.Context, id string) (*time.Time, error) {
-	events, err := d.store.Load(ctx, Stream(id))
-	if err != nil {
-		return nil, err
-	}
-	dl, err := loadDelivery(events)
+	dl, err := d.repos.Deliveries.Get(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: delivery %s: %w", id, err)
 	}
 	start := d.now()
-	if !dl.due(start) {
-		if dl.done {
+	if !dl.Due(start) {
+		if dl.Done() {
 			return nil, nil
 		}
-		return &dl.next, nil
+		next := dl.Next()
+		return &next, nil
 	}
-	number := dl.attempts + 1
+	s := dl.Scheduled()
 	var res webhook.Result
-	secret, err := d.secret(ctx, dl.Scheduled)
+	secret, err := d.secret(ctx, s)
 	switch {
 	case errors.Is(err, errSecretUnavailable):
 		res = webhook.Result{Err: err}
 	case err != nil:
 		return nil, err // a database error: the next poll tries again
 	default:
-		if res, err = d.send(ctx, dl, secret, number); err != nil {
+		if res, err = d.send(ctx, s, secret, dl.NextAttempt()); err != nil {
 			return nil, err
 		}
 	}
-	rec := d.outcome(dl.DeliveryID, number, start, res)
+	rec := dl.Attempt(start, d.now(), outcome(s.DeliveryID, res), d.cfg.BackoffScale)
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), appendTimeout)
 	defer cancel()
-	m := eventstore.Metadata{OrgID: dl.OrgID, Actor: "system", CorrelationID: dl.WorkflowID, CausationID: dl.SourceEventID}
-	if _, err := d.store.Append(actx, Stream(id), dl.version, eventstore.NewEvent{Type: EventDeliveryAttempted, Data: rec, Metadata: m}); err != nil {
-		return nil, fmt.Errorf("webhooks: record attempt %d of %s: %w", number, id, err)
+	m := event.Metadata{OrgID: s.OrgID, Actor: "system", CorrelationID: s.WorkflowID, CausationID: s.SourceEventID}
+	// one try: a conflict means another dispatcher recorded this attempt
+	_, err = d.repos.Store.Run(actx, eventstore.TxOptions{Attempts: 1, Metadata: m}, func(tx *eventstore.Tx) error {
+		_, err := d.repos.Deliveries.Save(tx, id, dl, rec)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("webhooks: record attempt %d of %s: %w", rec.Attempt, id, err)
 	}
-	d.logAttempt(dl, rec)
+	d.logAttempt(s, rec)
 	return rec.NextAttemptAt, nil
 }
 
 // send makes one attempt. Once ctx ends the attempt has StopGrace to
 // finish; past it the request is cancelled and, when no answer arrived,
 // the attempt is abandoned (errAbandoned).
-func (d *Dispatcher) send(ctx context.Context, dl *delivery, secret string, number int) (webhook.Result, error) {
+func (d *Dispatcher) send(ctx context.Context, dl delivery.Scheduled, secret string, number int) (webhook.Result, error) {
 	sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d.cfg.SendTimeout)
 	defer cancel()
 	var abandoned atomic.Bool
@@ -92,7 +96,7 @@ func (d *Dispatcher) send(ctx context.Context, dl *delivery, secret string, numb
 			cancel()
 		}
 	}()
-	res := d.sender.Send(sendCtx, webhook.Delivery{ID: dl.DeliveryID, URL: dl.URL, Secret: secret, EventType: dl.EventType,
+	res := d.sender.Send(sendCtx, webhook.Delivery{ID: dl.DeliveryID, URL: dl.URL, Secret: secret, EventType: dl.Event,
 		WorkflowID: dl.WorkflowID, Body: []byte(dl.Body), Attempt: number})
 	if abandoned.Load() && res.StatusCode == 0 {
 		return res, errAbandoned
@@ -100,35 +104,20 @@ func (d *Dispatcher) send(ctx context.Context, dl *delivery, secret string, numb
 	return res, nil
 }
 
-// outcome turns the result of attempt number into its record: delivered,
-// due again after the backoff (or the receiver's longer Retry-After), or
-// given up.
-func (d *Dispatcher) outcome(deliveryID string, number int, start time.Time, res webhook.Result) Attempted {
-	a := Attempted{Attempt: number, AttemptedAt: start.UTC(), Delivered: res.Delivered,
-		DurationMS: res.Duration.Milliseconds(), ResponseSnippet: res.ResponseSnippet}
-	if res.StatusCode != 0 {
-		code := res.StatusCode
-		a.StatusCode = &code
+// outcome is what the sender's result says of an attempt, for the
+// delivery to decide on; the error drops the sender's prefix.
+func outcome(deliveryID string, res webhook.Result) delivery.Outcome {
+	o := delivery.Outcome{StatusCode: res.StatusCode, Delivered: res.Delivered, Retryable: res.Retryable,
+		RetryAfter: res.RetryAfter, Duration: res.Duration, ResponseSnippet: res.ResponseSnippet}
+	if res.Err != nil {
+		o.Err = strings.TrimPrefix(res.Err.Error(), "webhook: deliver "+deliveryID+": ")
 	}
-	if res.Err != nil && !res.Delivered {
-		msg := strings.TrimPrefix(res.Err.Error(), "webhook: deliver "+deliveryID+": ")
-		a.Error = &msg
-	}
-	switch {
-	case res.Delivered:
-	case res.Retryable && number < webhook.MaxAttempts:
-		pause := max(webhook.ScaledBackoff(number, d.cfg.BackoffScale), res.RetryAfter)
-		next := d.now().Add(pause).UTC()
-		a.NextAttemptAt = &next
-	default:
-		a.GaveUp = true
-	}
-	return a
+	return o
 }
 
 // secret returns the webhook secret of a delivery from its registration
 // stream.
-func (d *Dispatcher) secret(ctx context.Context, s Scheduled) (string, error) {
+func (d *Dispatcher) secret(ctx context.Context, s delivery.Scheduled) (string, error) {
 	events, err := d.store.Load(ctx, s.WebhookID)
 	if err != nil {
 		return "", err
@@ -157,8 +146,8 @@ func (d *Dispatcher) secret(ctx context.Context, s Scheduled) (string, error) {
 }
 
 // logAttempt logs an attempt's outcome.
-func (d *Dispatcher) logAttempt(dl *delivery, a Attempted) {
-	attrs := []any{"delivery_id", dl.DeliveryID, "workflow_id", dl.WorkflowID, "event", dl.EventType, "attempt", a.Attempt, "duration_ms", a.DurationMS}
+func (d *Dispatcher) logAttempt(dl delivery.Scheduled, a delivery.Attempted) {
+	attrs := []any{"delivery_id", dl.DeliveryID, "workflow_id", dl.WorkflowID, "event", dl.Event, "attempt", a.Attempt, "duration_ms", a.DurationMS}
 	if a.StatusCode != nil {
 		attrs = append(attrs, "status_code", *a.StatusCode)
 	}

@@ -31,6 +31,7 @@ import (
 
 	"svc/adapters/secrets"
 	"svc/adapters/webhook"
+	"svc/commands"
 	"svc/eventstore"
 )
 
@@ -96,6 +97,7 @@ func (c *Config) defaults() {
 // Dispatcher schedules and sends webhook deliveries.
 type Dispatcher struct {
 	store  *eventstore.Store
+	repos  *commands.Repositories
 	sender *webhook.Sender
 	box    *secrets.Box
 	cfg    Config
@@ -112,14 +114,14 @@ type Dispatcher struct {
 	methods   map[string]bool
 }
 
-// New returns a dispatcher appending to store, sending with sender and
-// opening webhook secrets with box.
-func New(store *eventstore.Store, sender *webhook.Sender, box *secrets.Box, cfg Config, log *slog.Logger) *Dispatcher {
-	if store == nil || sender == nil || box == nil || log == nil {
+// New returns a dispatcher appending through repos, sending with sender
+// and opening webhook secrets with box.
+func New(repos *commands.Repositories, sender *webhook.Sender, box *secrets.Box, cfg Config, log *slog.Logger) *Dispatcher {
+	if repos == nil || sender == nil || box == nil || log == nil {
 		panic("webhooks: nil dependency")
 	}
 	cfg.defaults()
-	return &Dispatcher{store: store, sender: sender, box: box, cfg: cfg, log: log.With("dispatcher", cfg.ID),
+	return &Dispatcher{store: repos.Store, repos: repos, sender: sender, box: box, cfg: cfg, log: log.With("dispatcher", cfg.ID),
 		now: time.Now, kick: make(chan string, 1024), running: map[string]bool{}, methods: map[string]bool{}}
 }
 

@@ -13,9 +13,11 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 
 	"svc/adapters/webhook"
+	"svc/commands"
 	"svc/commands/webhooks"
+	"svc/domain/delivery"
 	"svc/domain/workflow"
-	"svc/eventstore"
+	"svc/eventstore/event"
 	"svc/projections"
 )
 
@@ -41,14 +43,14 @@ func TestDeliversEveryEventOnceSigned(t *testing.T) {
 	partial := newFlow(t, box, "webhook", rc.url()+"?kind=partial")
 	partial.step1()
 	partial.append(
-		eventstore.NewEvent{Type: workflow.EventStepIncomplete, Data: workflow.StepIncomplete{Step: 2, Name: "Synthesis", Reason: "provider_exhausted"}},
-		eventstore.NewEvent{Type: workflow.EventCompleted, Data: workflow.Completed{Partial: true, Error: "Synthesis did not finish.",
+		event.New{Data: workflow.StepIncomplete{Step: 2, Name: "Synthesis", Reason: "provider_exhausted"}},
+		event.New{Data: workflow.Completed{Partial: true, Error: "Synthesis did not finish.",
 			IncompleteSteps: []workflow.Incomplete{{StepIndex: 2, Framework: "Synthesis", Reason: "provider_exhausted"}}}},
 	)
 
 	failed := newFlow(t, box, "webhook", rc.url()+"?kind=failed")
 	failed.step1()
-	failed.append(eventstore.NewEvent{Type: workflow.EventFailed, Data: workflow.Failed{Code: "provider_exhausted", Error: "Every provider failed.", Step: 2, Refunded: 100}})
+	failed.append(event.New{Data: workflow.Failed{Code: "provider_exhausted", Error: "Every provider failed.", Step: 2, Refunded: 100}})
 
 	startDispatcher(t, rc, box, webhooks.Config{})
 
@@ -60,7 +62,7 @@ func TestDeliversEveryEventOnceSigned(t *testing.T) {
 		t.Fatalf("polling workflow has deliveries %+v, %v", rows, err)
 	}
 	var scheduled int
-	if err := db.Pool.QueryRow(context.Background(), "SELECT count(DISTINCT stream_id) FROM events WHERE type = $1", webhooks.EventDeliveryScheduled).Scan(&scheduled); err != nil || scheduled != 7 {
+	if err := db.Pool.QueryRow(context.Background(), "SELECT count(DISTINCT stream_id) FROM events WHERE type = $1", delivery.EventDeliveryScheduled).Scan(&scheduled); err != nil || scheduled != 7 {
 		t.Fatalf("%d deliveries scheduled in the log (%v), want 7: none for the polling workflow", scheduled, err)
 	}
 
@@ -111,9 +113,9 @@ func TestDeliversEveryEventOnceSigned(t *testing.T) {
 			}
 		}
 	}
-	wantTypes(fullRows, webhooks.TypeStepCompleted, webhooks.TypeStepCompleted, webhooks.TypeWorkflowCompleted)
-	wantTypes(partialRows, webhooks.TypeStepCompleted, webhooks.TypeWorkflowCompletedPartial)
-	wantTypes(failedRows, webhooks.TypeStepCompleted, webhooks.TypeWorkflowFailed)
+	wantTypes(fullRows, delivery.TypeStepCompleted, delivery.TypeStepCompleted, delivery.TypeWorkflowCompleted)
+	wantTypes(partialRows, delivery.TypeStepCompleted, delivery.TypeWorkflowCompletedPartial)
+	wantTypes(failedRows, delivery.TypeStepCompleted, delivery.TypeWorkflowFailed)
 
 	step := bodies[fullRows[0].DeliveryID]
 	if step["step"] != 1.0 || step["name"] != "Stakeholder Map" || step["summary"] != "Mapped the stakeholders." || step["credits"] != 100.0 {
@@ -163,7 +165,7 @@ func TestRedeliveredMessageSchedulesOnce(t *testing.T) {
 		m.Metadata.Set("version", strconv.FormatInt(e.Version, 10))
 		return m
 	}
-	d := webhooks.New(store, rc.sender(t), box, webhooks.Config{}, logger())
+	d := webhooks.New(commands.NewRepositories(store), rc.sender(t), box, webhooks.Config{}, logger())
 	for i := range 2 {
 		if err := d.Handle(msg()); err != nil {
 			t.Fatalf("handling #%d: %v", i+1, err)
@@ -291,15 +293,15 @@ func TestGivesUpAfterMaxAttempts(t *testing.T) {
 	box := newBox(t)
 	rc := newReceiver(t, func(http.ResponseWriter, *http.Request, int) int { return http.StatusBadGateway })
 	f := newFlow(t, box, "webhook", rc.url())
-	f.append(eventstore.NewEvent{Type: workflow.EventFailed, Data: workflow.Failed{Code: "provider_exhausted", Error: "boom"}})
+	f.append(event.New{Data: workflow.Failed{Code: "provider_exhausted", Error: "boom"}})
 	startDispatcher(t, rc, box, webhooks.Config{BackoffScale: 0.00001})
 	r := waitRows(t, f, 1)[0]
-	if r.Status != projections.DeliveryFailed || r.Attempts != webhook.MaxAttempts || *r.LastStatusCode != 502 || r.LastError == nil ||
+	if r.Status != projections.DeliveryFailed || r.Attempts != delivery.MaxAttempts || *r.LastStatusCode != 502 || r.LastError == nil ||
 		r.NextAttemptAt != nil || r.DeliveredAt != nil {
 		t.Fatalf("row %+v", r)
 	}
 	log := logOf(t, r)
-	if len(log) != webhook.MaxAttempts {
+	if len(log) != delivery.MaxAttempts {
 		t.Fatalf("%d attempts logged", len(log))
 	}
 	for i, a := range log {
@@ -309,8 +311,8 @@ func TestGivesUpAfterMaxAttempts(t *testing.T) {
 		}
 	}
 	time.Sleep(200 * time.Millisecond)
-	if n := len(rc.requests()); n != webhook.MaxAttempts {
-		t.Fatalf("receiver got %d requests, want %d", n, webhook.MaxAttempts)
+	if n := len(rc.requests()); n != delivery.MaxAttempts {
+		t.Fatalf("receiver got %d requests, want %d", n, delivery.MaxAttempts)
 	}
 }
 
@@ -370,7 +372,7 @@ func TestStopAbandonsAttemptAndReleasesLease(t *testing.T) {
 		t.Fatalf("%d leases after stopping (%v)", leases, err)
 	}
 	var attempted int
-	if err := db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM events WHERE type = $1`, webhooks.EventDeliveryAttempted).Scan(&attempted); err != nil || attempted != 0 {
+	if err := db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM events WHERE type = $1`, delivery.EventDeliveryAttempted).Scan(&attempted); err != nil || attempted != 0 {
 		t.Fatalf("%d attempts recorded for an abandoned attempt (%v)", attempted, err)
 	}
 

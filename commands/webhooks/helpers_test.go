@@ -21,9 +21,12 @@ import (
 	"svc/adapters/outbound"
 	"svc/adapters/secrets"
 	"svc/adapters/webhook"
+	"svc/commands"
 	"svc/commands/webhooks"
+	"svc/domain/delivery"
 	"svc/domain/workflow"
 	"svc/eventstore"
+	"svc/eventstore/event"
 	"svc/projections"
 	"svc/test/pgtest"
 )
@@ -155,7 +158,7 @@ func startDispatcher(t *testing.T, rc *receiver, box *secrets.Box, cfg webhooks.
 	if cfg.Poll == 0 {
 		cfg.Poll = 20 * time.Millisecond
 	}
-	d := webhooks.New(store, rc.sender(t), box, cfg, logger())
+	d := webhooks.New(commands.NewRepositories(store), rc.sender(t), box, cfg, logger())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- d.Run(ctx) }()
@@ -207,22 +210,22 @@ func newFlow(t *testing.T, box *secrets.Box, method, url string) *flow {
 		delivery.WebhookID = workflow.WebhookStream(f.org, url)
 		f.secret = webhook.NewSecret()
 		reg := workflow.WebhookRegistered{OrgID: f.org, URL: url, SealedSecret: box.Seal([]byte(f.secret))}
-		if _, err := store.Append(ctx, delivery.WebhookID, eventstore.NewStream,
-			eventstore.NewEvent{Type: workflow.EventWebhookRegistered, Data: reg, Metadata: eventstore.Metadata{OrgID: f.org}}); err != nil {
+		if _, err := store.Append(ctx, delivery.WebhookID, event.NewStream,
+			event.New{Data: reg, Metadata: event.Metadata{OrgID: f.org}}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	queued := workflow.Queued{WorkflowID: f.id, OrgID: f.org, Tier: "pro", Mode: "full", Delivery: delivery, Estimated: 150}
 	f.append(
-		eventstore.NewEvent{Type: workflow.EventPlanned, Data: planned},
-		eventstore.NewEvent{Type: workflow.EventQueued, Data: queued},
-		eventstore.NewEvent{Type: workflow.EventStarted, Data: workflow.Started{Worker: "test"}},
+		event.New{Data: planned},
+		event.New{Data: queued},
+		event.New{Data: workflow.Started{Worker: "test"}},
 	)
 	return f
 }
 
 // append appends events to the workflow's stream, one append each.
-func (f *flow) append(events ...eventstore.NewEvent) {
+func (f *flow) append(events ...event.New) {
 	f.t.Helper()
 	for _, e := range events {
 		e.Metadata.OrgID = f.org
@@ -237,7 +240,7 @@ var deliverable = &workflow.Deliverable{Title: "Launch plan", Sections: []workfl
 
 // step1 completes the first step.
 func (f *flow) step1() {
-	f.append(eventstore.NewEvent{Type: workflow.EventStepCompleted, Data: workflow.StepCompleted{Step: 1, Name: "Stakeholder Map",
+	f.append(event.New{Data: workflow.StepCompleted{Step: 1, Name: "Stakeholder Map",
 		Kind: workflow.KindContent, Summary: "Mapped the stakeholders.", Credits: 100}})
 }
 
@@ -245,11 +248,11 @@ func (f *flow) step1() {
 func (f *flow) complete() {
 	score := 85
 	f.append(
-		eventstore.NewEvent{Type: workflow.EventStepCompleted, Data: workflow.StepCompleted{Step: 2, Name: "Synthesis",
+		event.New{Data: workflow.StepCompleted{Step: 2, Name: "Synthesis",
 			Kind: workflow.KindSynthesis, Summary: "Synthesised.", Deliverable: deliverable}},
-		eventstore.NewEvent{Type: workflow.EventReviewStarted, Data: struct{}{}},
-		eventstore.NewEvent{Type: workflow.EventReviewed, Data: workflow.Reviewed{Score: &score, Summary: "Good."}},
-		eventstore.NewEvent{Type: workflow.EventCompleted, Data: workflow.Completed{Deliverable: deliverable, Fee: 50}},
+		event.New{Data: workflow.ReviewStarted{}},
+		event.New{Data: workflow.Reviewed{Score: &score, Summary: "Good."}},
+		event.New{Data: workflow.Completed{Deliverable: deliverable, Fee: 50}},
 	)
 }
 
@@ -278,9 +281,9 @@ func waitRows(t *testing.T, f *flow, n int) []projections.DeliveryRow {
 }
 
 // logOf decodes a delivery's attempt log.
-func logOf(t *testing.T, r projections.DeliveryRow) []webhooks.Attempted {
+func logOf(t *testing.T, r projections.DeliveryRow) []delivery.Attempted {
 	t.Helper()
-	var out []webhooks.Attempted
+	var out []delivery.Attempted
 	if err := json.Unmarshal(r.Log, &out); err != nil {
 		t.Fatalf("log of %s: %v (%s)", r.DeliveryID, err, r.Log)
 	}
@@ -291,7 +294,7 @@ func logOf(t *testing.T, r projections.DeliveryRow) []webhooks.Attempted {
 func deliveryStreams(t *testing.T) int {
 	t.Helper()
 	var n int
-	if err := db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM events WHERE type = $1`, webhooks.EventDeliveryScheduled).Scan(&n); err != nil {
+	if err := db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM events WHERE type = $1`, delivery.EventDeliveryScheduled).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n

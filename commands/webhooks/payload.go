@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"svc/domain/delivery"
 	"svc/domain/workflow"
-	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // envelope is what every payload starts with.
@@ -90,25 +91,25 @@ type timedOutPayload struct {
 
 // webhookType maps a workflow event to its webhook event type; ok is false
 // for events that are not delivered.
-func webhookType(e eventstore.Event) (typ string, ok bool, err error) {
+func webhookType(e event.Event) (typ string, ok bool, err error) {
 	switch e.Type {
 	case workflow.EventStepCompleted:
-		return TypeStepCompleted, true, nil
+		return delivery.TypeStepCompleted, true, nil
 	case workflow.EventCompleted:
 		var d workflow.Completed
 		if err := e.Decode(&d); err != nil {
 			return "", false, err
 		}
 		if d.Partial {
-			return TypeWorkflowCompletedPartial, true, nil
+			return delivery.TypeWorkflowCompletedPartial, true, nil
 		}
-		return TypeWorkflowCompleted, true, nil
+		return delivery.TypeWorkflowCompleted, true, nil
 	case workflow.EventFailed, workflow.EventRejected:
-		return TypeWorkflowFailed, true, nil
+		return delivery.TypeWorkflowFailed, true, nil
 	case workflow.EventHalted:
-		return TypeWorkflowHalted, true, nil
+		return delivery.TypeWorkflowHalted, true, nil
 	case workflow.EventTimedOut:
-		return TypeTimedOut, true, nil
+		return delivery.TypeTimedOut, true, nil
 	}
 	return "", false, nil
 }
@@ -125,19 +126,19 @@ func delivered(typ string) bool {
 
 // buildPayload renders the payload of event src of wf, where wf is the
 // workflow folded up to and including src.
-func buildPayload(typ, deliveryID string, wf *workflow.Workflow, src eventstore.Event) ([]byte, error) {
+func buildPayload(typ, deliveryID string, wf *workflow.Workflow, src event.Event) ([]byte, error) {
 	v := wf.View(false)
 	env := envelope{Event: typ, DeliveryID: deliveryID, WorkflowID: wf.ID(), OccurredAt: src.RecordedAt.UTC(), Sequence: src.Version}
 	var body any
 	switch typ {
-	case TypeStepCompleted:
+	case delivery.TypeStepCompleted:
 		var d workflow.StepCompleted
 		if err := src.Decode(&d); err != nil {
 			return nil, err
 		}
 		body = stepPayload{envelope: env, Status: v.Status, Step: d.Step, Name: d.Name, Summary: d.Summary, Credits: d.Credits,
 			CreditsUsed: v.CreditsUsed, StepsCompleted: v.ActualStepsExecuted, TotalSteps: v.TotalSteps}
-	case TypeWorkflowCompleted, TypeWorkflowCompletedPartial:
+	case delivery.TypeWorkflowCompleted, delivery.TypeWorkflowCompletedPartial:
 		incomplete := v.IncompleteSteps
 		if incomplete == nil {
 			incomplete = []workflow.Incomplete{}
@@ -145,7 +146,7 @@ func buildPayload(typ, deliveryID string, wf *workflow.Workflow, src eventstore.
 		body = completedPayload{envelope: env, Status: v.Status, QualityScore: v.QualityScore, QualityReview: v.QualityReview,
 			CreditsUsed: v.CreditsUsed, TotalCredits: v.CreditsUsed, StepsCompleted: v.ActualStepsExecuted, TotalSteps: v.TotalSteps,
 			IncompleteSteps: incomplete, Deliverable: v.Deliverable, Error: v.Error, CompletedAt: utc(v.CompletedAt)}
-	case TypeWorkflowFailed:
+	case delivery.TypeWorkflowFailed:
 		var d workflow.Failed
 		if src.Type == workflow.EventRejected {
 			d = workflow.Failed{Code: "rejected", Error: *v.Error}
@@ -154,7 +155,7 @@ func buildPayload(typ, deliveryID string, wf *workflow.Workflow, src eventstore.
 		}
 		body = failedPayload{envelope: env, Status: v.Status, Error: d.Error, Code: d.Code, Step: d.Step, CreditsUsed: v.CreditsUsed,
 			CreditsRefunded: d.Refunded, StepsCompleted: v.ActualStepsExecuted, TotalSteps: v.TotalSteps}
-	case TypeWorkflowHalted:
+	case delivery.TypeWorkflowHalted:
 		issues := v.BlockingIssues
 		if issues == nil {
 			issues = []string{}
@@ -162,7 +163,7 @@ func buildPayload(typ, deliveryID string, wf *workflow.Workflow, src eventstore.
 		body = haltedPayload{envelope: env, Status: v.Status, HaltedAtStep: v.HaltedAtStep, HaltReason: v.HaltReason, BlockingIssues: issues,
 			ResolutionOptions: v.ResolutionOptions, CreditsUsed: v.CreditsUsed, CreditsSavedByHalt: v.CreditsSavedByHalt,
 			StepsCompleted: v.ActualStepsExecuted, TotalSteps: v.TotalSteps, Error: v.Error}
-	case TypeTimedOut:
+	case delivery.TypeTimedOut:
 		body = timedOutPayload{envelope: env, Status: v.Status, Error: v.Error, CreditsUsed: v.CreditsUsed,
 			StepsCompleted: v.ActualStepsExecuted, TotalSteps: v.TotalSteps}
 	default:

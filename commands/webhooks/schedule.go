@@ -10,8 +10,10 @@ import (
 
 	"github.com/ThreeDotsLabs/watermill/message"
 
+	"svc/domain/delivery"
 	"svc/domain/workflow"
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // handleTimeout bounds the database work of one message.
@@ -60,13 +62,13 @@ func (d *Dispatcher) Handle(msg *message.Message) error {
 	case errors.Is(err, errSkip):
 		d.log.Error("webhook scheduling: event skipped", "event_id", msg.UUID, "stream_id", stream, "error", err)
 		return nil
-	case errors.Is(err, eventstore.ErrConcurrency):
+	case errors.Is(err, event.ErrConcurrency):
 		d.log.Debug("webhook delivery already scheduled", "event_id", msg.UUID, "delivery_id", s.DeliveryID)
 		return nil
 	case err != nil:
 		return err
 	case s.DeliveryID != "":
-		d.log.Debug("webhook delivery scheduled", "delivery_id", s.DeliveryID, "workflow_id", s.WorkflowID, "event", s.EventType)
+		d.log.Debug("webhook delivery scheduled", "delivery_id", s.DeliveryID, "workflow_id", s.WorkflowID, "event", s.Event)
 		d.Kick(s.DeliveryID)
 	}
 	return nil
@@ -117,43 +119,43 @@ var errSkip = errors.New("unreadable workflow event")
 
 // schedule appends the delivery of the event at version of stream, if its
 // workflow wants webhooks. A zero Scheduled and nil mean nothing to do.
-func (d *Dispatcher) schedule(ctx context.Context, stream string, version int64, eventID string) (Scheduled, error) {
+func (d *Dispatcher) schedule(ctx context.Context, stream string, version int64, eventID string) (delivery.Scheduled, error) {
 	if want, err := d.wantsWebhook(ctx, stream); err != nil || !want {
-		return Scheduled{}, err
+		return delivery.Scheduled{}, err
 	}
 	// the workflow as it stood at the event: no later event is read
 	events, err := eventstore.ReadRange(ctx, d.store.Pool(), stream, 0, version)
 	if err != nil {
-		return Scheduled{}, err
+		return delivery.Scheduled{}, err
 	}
 	if version < 0 || version >= int64(len(events)) || events[version].ID.String() != eventID {
-		return Scheduled{}, fmt.Errorf("%w: event %s is not version %d of %s", errSkip, eventID, version, stream)
+		return delivery.Scheduled{}, fmt.Errorf("%w: event %s is not version %d of %s", errSkip, eventID, version, stream)
 	}
 	src := events[version]
 	wf, err := workflow.Load(events[:version+1])
 	if errors.Is(err, workflow.ErrNotFound) {
-		return Scheduled{}, nil // not a workflow stream
+		return delivery.Scheduled{}, nil // not a workflow stream
 	}
 	if err != nil {
-		return Scheduled{}, fmt.Errorf("%w: %w", errSkip, err)
+		return delivery.Scheduled{}, fmt.Errorf("%w: %w", errSkip, err)
 	}
 	q := wf.Queued()
 	typ, ok, err := webhookType(src)
 	if err != nil {
-		return Scheduled{}, fmt.Errorf("%w: %w", errSkip, err)
+		return delivery.Scheduled{}, fmt.Errorf("%w: %w", errSkip, err)
 	}
 	if !ok {
-		return Scheduled{}, nil
+		return delivery.Scheduled{}, nil
 	}
 	webhookID := q.Delivery.WebhookID
-	id := DeliveryID(eventID, webhookID)
+	id := delivery.ID(eventID, webhookID)
 	body, err := buildPayload(typ, id, wf, src)
 	if err != nil {
-		return Scheduled{}, fmt.Errorf("%w: %w", errSkip, err)
+		return delivery.Scheduled{}, fmt.Errorf("%w: %w", errSkip, err)
 	}
-	s := Scheduled{DeliveryID: id, OrgID: wf.OrgID(), WorkflowID: wf.ID(), EventType: typ, URL: q.Delivery.WebhookURL,
+	s := delivery.Scheduled{DeliveryID: id, OrgID: wf.OrgID(), WorkflowID: wf.ID(), Event: typ, URL: q.Delivery.WebhookURL,
 		WebhookID: webhookID, SourceEventID: eventID, Body: string(body), NextAttemptAt: d.now().UTC()}
-	m := eventstore.Metadata{OrgID: wf.OrgID(), Actor: "system", CorrelationID: wf.ID(), CausationID: eventID}
-	_, err = d.store.Append(ctx, Stream(id), eventstore.NewStream, eventstore.NewEvent{Type: EventDeliveryScheduled, Data: s, Metadata: m})
+	m := event.Metadata{OrgID: wf.OrgID(), Actor: "system", CorrelationID: wf.ID(), CausationID: eventID}
+	_, err = d.store.Append(ctx, delivery.Stream(id), event.NewStream, event.New{Data: s, Metadata: m})
 	return s, err
 }

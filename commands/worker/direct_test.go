@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"svc/adapters/llm"
+	"svc/adapters/llm/offline"
 	"svc/commands"
 	"svc/domain/catalog"
 	"svc/domain/planning"
@@ -38,8 +39,8 @@ func planDirect(t *testing.T, o testOrg, taskType, prefs string) workflow.Planne
 	}
 	p.RigorLevel, p.Execution, p.OutputContract = raw.RigorLevel, raw.Execution, raw.OutputContract
 	desc := fmt.Sprintf("Tag the support tickets of Acme, a payroll software company, by topic and urgency; reference run %d.", descriptions.Add(1))
-	h := commands.NewPlanWorkflowHandler(testStore, planning.NewPlanner(catalog.Default()))
-	_, planned, err := h.Prepare(commands.PlanWorkflow{OrgID: o.ID, WorkspaceID: o.WorkspaceID, KeyID: o.KeyID, RawPreferences: json.RawMessage(prefs),
+	h := commands.NewPlanWorkflowHandler(commands.NewRepositories(testStore), planning.NewPlanner(catalog.Default()))
+	planned, err := planStored(t, h, commands.PlanWorkflow{OrgID: o.ID, WorkspaceID: o.WorkspaceID, KeyID: o.KeyID, RawPreferences: json.RawMessage(prefs),
 		Request: planning.Request{TaskType: taskType, Description: desc, Preferences: p, SingleIntent: true}})
 	if err != nil || len(planned) != 1 {
 		t.Fatalf("plan %s: %v", taskType, err)
@@ -122,15 +123,15 @@ func TestDirectComposesContentSteps(t *testing.T) {
 // output becomes the deliverable and replaces the review (no call).
 func TestDirectContractReplacesReview(t *testing.T) {
 	o := newPayingOrg(t)
-	offline := execute(t, o, planDirect(t, o, "tag", `{"output_contract":`+tagContract+`}`))
+	offlinePlan := execute(t, o, planDirect(t, o, "tag", `{"output_contract":`+tagContract+`}`))
 	fake := newFake(t)
 	answer := `[{"ticket":"T-1","tag":"billing","confidence":0.9},{"ticket":"T-2","tag":"Bug","confidence":"0.4"}]`
 	fake.AddRule(fakellm.Rule{Match: "contract=ticket_tags", Answer: answer})
 	faked := execute(t, o, planDirect(t, o, "tag", `{"output_contract":`+tagContract+`}`))
-	wfs := []*workflow.Workflow{runAll(t, llm.NewOffline(), offline)[0], runAll(t, fakeProvider(t, fake, 0, nil), faked)[0]}
+	wfs := []*workflow.Workflow{runAll(t, offline.New(), offlinePlan)[0], runAll(t, fakeProvider(t, fake, 0, nil), faked)[0]}
 
 	for i, status := range []string{"valid", "valid_after_normalization"} {
-		p, wf := []workflow.Planned{offline, faked}[i], wfs[i]
+		p, wf := []workflow.Planned{offlinePlan, faked}[i], wfs[i]
 		v, l := checkRun(t, o.ID, wf)
 		if v.Status != workflow.StatusCompleted || v.ExecutionMode != "direct" || v.CreditsUsed != p.Credits || len(l.fees) != 1 {
 			t.Fatalf("%s: status %s mode %s credits_used %d of %d, fees %v", status, v.Status, v.ExecutionMode, v.CreditsUsed, p.Credits, l.fees)

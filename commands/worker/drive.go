@@ -2,26 +2,20 @@ package worker
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
-	"svc/commands"
 	"svc/domain/credit"
 	"svc/domain/workflow"
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
-// run is one workflow being driven.
+// run is one workflow being driven: the worker makes the calls, the
+// aggregate decides every event (domain/workflow, run.go).
 type run struct {
 	w  *Worker
 	wf *workflow.Workflow
-	// appended are the events of the transaction in progress, folded
-	// into wf once it commits (no read back).
-	appended []eventstore.NewEvent
 	// probed is set once the plan's context connections were checked.
 	probed bool
 }
@@ -36,24 +30,17 @@ func (w *Worker) drive(ctx context.Context, id string) {
 	defer cancel()
 	go w.keepLease(ctx, id, cancel)
 
-	events, err := w.store.Load(ctx, workflow.Stream(id))
+	wf, err := w.repos.Workflows.Get(ctx, id)
 	if err != nil {
 		w.log.Warn("loading a workflow", "workflow_id", id, "error", err)
 		return
 	}
-	wf, err := workflow.Load(events)
-	if err != nil {
-		w.log.Error("folding a workflow", "workflow_id", id, "error", err)
-		return
-	}
 	r := &run{w: w, wf: wf}
-	ctx = eventstore.WithMetadata(ctx, eventstore.Metadata{OrgID: wf.OrgID(), Actor: "system", CorrelationID: id})
-	if wf.Status() == workflow.StatusExecuting || wf.Status() == workflow.StatusQualityReview {
-		// a run another worker left: say who carries on
-		if err := r.append(ctx, nil, eventstore.NewEvent{Type: workflow.EventStarted, Data: workflow.Started{Worker: w.cfg.ID, Resumed: true}}); err != nil {
-			r.stopped(err)
-			return
-		}
+	ctx = event.WithMetadata(ctx, event.Metadata{OrgID: wf.OrgID(), Actor: "system", CorrelationID: id})
+	// a run another worker left: say who carries on
+	if err := r.record(ctx, wf.TakeOver(w.cfg.ID)...); err != nil {
+		r.stopped(err)
+		return
 	}
 	for ctx.Err() == nil {
 		next := r.wf.Next()
@@ -70,7 +57,8 @@ func (w *Worker) drive(ctx context.Context, id string) {
 		case workflow.ActFinish:
 			err = r.finish(ctx)
 		case workflow.ActPause:
-			err = r.pause(ctx, next.Step)
+			r.w.log.Info("workflow paused for approval", "workflow_id", r.wf.ID(), "step", next.Step.Step)
+			err = r.record(ctx, r.wf.Pause(next.Step))
 		}
 		if err != nil {
 			r.stopped(err)
@@ -91,145 +79,89 @@ func (r *run) stopped(err error) {
 	}
 }
 
-// also is a write of the same transaction as a workflow event, on another
-// stream (the org's ledger, its active slots).
-type also func(ctx context.Context, tx pgx.Tx) error
-
-// append appends events to the workflow with its expected version, and
-// the writes of extra in the same transaction; it then folds what it wrote.
-func (r *run) append(ctx context.Context, extra []also, events ...eventstore.NewEvent) error {
-	durable := false
-	for _, e := range events {
-		durable = durable || e.Type == workflow.EventCompleted || e.Type == workflow.EventHalted || e.Type == workflow.EventFailed
-	}
-	err := r.transact(ctx, durable, func(ctx context.Context, tx pgx.Tx) error {
-		if err := r.appendTx(ctx, tx, events...); err != nil {
-			return err
-		}
-		for _, f := range extra {
-			if err := f(ctx, tx); err != nil {
-				return err
-			}
-		}
+// record appends the events the aggregate decided to the workflow, with
+// its expected version, in a transaction of its own.
+func (r *run) record(ctx context.Context, data ...event.Data) error {
+	if len(data) == 0 {
 		return nil
-	})
-	if err != nil {
-		return err
 	}
-	return r.catchUp(ctx)
+	return r.transact(ctx, data, nil)
 }
 
-// transact runs fn in a transaction, again when another stream (a busy
-// ledger) conflicted; a conflict on the workflow's own stream means
-// another worker moved it: errLost, not retried. A transaction that is
-// not durable commits without waiting for the WAL flush (decision 44):
-// losing it in a database crash only makes a worker run a step again.
-func (r *run) transact(ctx context.Context, durable bool, fn func(ctx context.Context, tx pgx.Tx) error) error {
-	err := eventstore.Retry(ctx, 32, func() error {
-		r.appended = nil
-		return r.w.store.Transact(ctx, func(tx pgx.Tx) error {
-			if !durable {
-				if _, err := tx.Exec(ctx, "SET LOCAL synchronous_commit = off"); err != nil {
-					return err
-				}
-			}
-			return fn(ctx, tx)
-		})
+// transact appends data to the workflow and runs also (writes to the org's
+// ledger and slots) in the same transaction, again when another stream (a
+// busy ledger) conflicted; once it commits the workflow folds what it
+// wrote. A conflict on the workflow's own stream means another worker
+// moved it: errLost, not retried. A transaction that does not end the run
+// commits without waiting for the WAL flush (decision 44): losing it in a
+// database crash only makes a worker run a step again.
+func (r *run) transact(ctx context.Context, data []event.Data, also func(tx *eventstore.Tx) error) error {
+	opts := eventstore.TxOptions{Async: !workflow.Ends(data...)}
+	_, err := r.w.repos.Store.Run(ctx, opts, func(tx *eventstore.Tx) error {
+		_, err := r.w.repos.Workflows.Save(tx, r.wf.ID(), r.wf, data...)
+		if r.w.repos.Workflows.Conflict(err, r.wf.ID()) {
+			return errLost
+		}
+		if err != nil || also == nil {
+			return err
+		}
+		return also(tx)
 	})
-	if err != nil {
-		r.appended = nil
-	}
 	return err
 }
 
-// appendTx appends events to the workflow's stream inside tx.
-func (r *run) appendTx(ctx context.Context, tx pgx.Tx, events ...eventstore.NewEvent) error {
-	m := eventstore.MetadataFrom(ctx)
-	for i := range events {
-		events[i].Metadata = m
+// charge charges the ledger for steps' results in the workflow's
+// transaction: each step its price (workflow.StepCharge) as recorded with
+// it. The ledger must cover them all, or none is charged
+// (credit.ErrInsufficient).
+func (r *run) charge(tx *eventstore.Tx, reason string, amounts map[int]int) error {
+	q := r.wf.Queued()
+	var charges []credit.Charged
+	for step := 0; step <= len(r.wf.Planned().Steps); step++ {
+		if a := amounts[step]; a > 0 {
+			charges = append(charges, credit.Charged{Amount: int64(a), Reason: reason, WorkflowID: r.wf.ID(), Step: step, KeyID: q.KeyID, AgentID: q.AgentID})
+		}
 	}
-	stream := workflow.Stream(r.wf.ID())
-	_, err := r.w.store.AppendTx(ctx, tx, stream, r.wf.Version(), events...)
-	var conflict *eventstore.ConflictError
-	if errors.As(err, &conflict) && conflict.Stream == stream {
-		return errLost
+	if len(charges) == 0 {
+		return nil
 	}
-	if err == nil {
-		r.appended = append(r.appended, events...)
+	ledger, err := r.w.repos.Ledgers.Load(tx, r.wf.OrgID())
+	if err != nil {
+		return err
 	}
+	events, err := ledger.ChargeAll(charges)
+	if err != nil {
+		return err
+	}
+	_, err = r.w.repos.Ledgers.Save(tx, r.wf.OrgID(), ledger, events...)
 	return err
-}
-
-// catchUp folds the events the last transaction appended, as written,
-// without reading them back.
-func (r *run) catchUp(context.Context) error {
-	now := time.Now()
-	for _, ne := range r.appended {
-		data, err := json.Marshal(ne.Data)
-		if err != nil {
-			return err
-		}
-		e := eventstore.Event{StreamID: workflow.Stream(r.wf.ID()), Version: r.wf.Version() + 1, Type: ne.Type, Data: data,
-			Metadata: ne.Metadata, RecordedAt: now}
-		if err := r.wf.Apply(e); err != nil {
-			return err
-		}
-	}
-	r.appended = nil
-	return nil
-}
-
-// charge appends a charge to the org's ledger in the workflow's
-// transaction.
-func (r *run) charge(amount int, reason string, step int) also {
-	return func(ctx context.Context, tx pgx.Tx) error {
-		if amount <= 0 {
-			return nil
-		}
-		q := r.wf.Queued()
-		ledger, err := commands.LoadLedger(ctx, r.w.store, tx, r.wf.OrgID())
-		if err != nil {
-			return err
-		}
-		c, err := ledger.Charge(credit.Charged{Amount: int64(amount), Reason: reason, WorkflowID: r.wf.ID(), Step: step, KeyID: q.KeyID, AgentID: q.AgentID})
-		if err != nil {
-			return err
-		}
-		_, err = r.w.store.AppendTx(ctx, tx, credit.Stream(r.wf.OrgID()), ledger.Version(), eventstore.NewEvent{Type: credit.EventCharged, Data: c, Metadata: eventstore.MetadataFrom(ctx)})
-		return err
-	}
-}
-
-// refund returns every credit charged to the workflow, in its transaction;
-// the amount goes into *refunded.
-func (r *run) refund(refunded *int) also {
-	return func(ctx context.Context, tx pgx.Tx) error {
-		ledger, err := commands.LoadLedger(ctx, r.w.store, tx, r.wf.OrgID())
-		if err != nil {
-			return err
-		}
-		amount := ledger.ChargedTo(r.wf.ID())
-		*refunded = int(amount)
-		if amount <= 0 {
-			return nil
-		}
-		d, err := ledger.Refund(r.wf.ID(), amount, "workflow_failed")
-		if err != nil {
-			return err
-		}
-		_, err = r.w.store.AppendTx(ctx, tx, credit.Stream(r.wf.OrgID()), ledger.Version(), eventstore.NewEvent{Type: credit.EventRefunded, Data: d, Metadata: eventstore.MetadataFrom(ctx)})
-		return err
-	}
 }
 
 // releaseSlot frees the workflow's place under the concurrent limit, in
 // the transaction of its terminal event.
-func (r *run) releaseSlot() also {
-	return func(ctx context.Context, tx pgx.Tx) error {
-		_, err := r.w.store.AppendTx(ctx, tx, workflow.SlotsStream(r.wf.OrgID()), eventstore.AnyVersion,
-			eventstore.NewEvent{Type: workflow.EventSlotReleased, Data: workflow.Slot{WorkflowID: r.wf.ID()}, Metadata: eventstore.MetadataFrom(ctx)})
-		return err
+func (r *run) releaseSlot(tx *eventstore.Tx) error {
+	_, err := tx.Append(workflow.SlotsStream(r.wf.OrgID()), event.AnyVersion, workflow.SlotReleased{WorkflowID: r.wf.ID()})
+	return err
+}
+
+// complete records results of steps (StepCompleted, or a StepIncomplete of
+// an output that violates the output_contract) and charges each its price,
+// in one transaction. A balance spent elsewhere meanwhile halts the run
+// instead.
+func (r *run) complete(ctx context.Context, results []event.Data, first, last workflow.PlannedStep) error {
+	amounts := map[int]int{}
+	total := 0
+	for _, d := range results {
+		if c, ok := d.(workflow.StepCompleted); ok {
+			amounts[c.Step] += c.Credits
+			total += c.Credits
+		}
 	}
+	err := r.transact(ctx, results, func(tx *eventstore.Tx) error { return r.charge(tx, "workflow_step", amounts) })
+	if errors.Is(err, credit.ErrInsufficient) {
+		return r.halt(ctx, r.wf.InsufficientCredits(first, last, total))
+	}
+	return err
 }
 
 // finish appends the terminal event of a run whose steps all have results.
@@ -238,15 +170,18 @@ func (r *run) finish(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	err = r.append(ctx, []also{r.charge(done.Fee, "orchestration_fee", 0), r.releaseSlot()},
-		eventstore.NewEvent{Type: workflow.EventCompleted, Data: done})
+	fee := func(tx *eventstore.Tx) error {
+		if err := r.charge(tx, "orchestration_fee", map[int]int{0: done.Fee}); err != nil {
+			return err
+		}
+		return r.releaseSlot(tx)
+	}
+	err = r.transact(ctx, []event.Data{done}, fee)
 	if errors.Is(err, credit.ErrInsufficient) {
 		// the balance was spent elsewhere since execute checked it: the
 		// deliverable is not held back for the fee
 		r.w.log.Warn("orchestration fee not covered by the balance; completing without it", "workflow_id", r.wf.ID(), "fee", done.Fee)
-		done.CreditsUsed -= done.Fee
-		done.Fee = 0
-		err = r.append(ctx, []also{r.releaseSlot()}, eventstore.NewEvent{Type: workflow.EventCompleted, Data: done})
+		err = r.transact(ctx, []event.Data{done.WaiveFee()}, r.releaseSlot)
 	}
 	if err == nil {
 		r.w.log.Info("workflow finished", "workflow_id", r.wf.ID(), "status", r.wf.Status(), "credits_used", r.wf.View(false).CreditsUsed)
@@ -254,49 +189,44 @@ func (r *run) finish(ctx context.Context) error {
 	return err
 }
 
-// fail ends the run as failed and refunds its per-step charges; the
-// refund is decided inside the transaction and the event carries it.
-func (r *run) fail(ctx context.Context, step int, code string, cause error) error {
-	name := ""
-	if step >= 1 && step <= len(r.wf.Planned().Steps) {
-		name = " (" + r.wf.Planned().Steps[step-1].Name + ")"
-	}
-	// the error shown to the customer names the step, not the provider's
-	// host or answer; the cause stays in the event and the log
-	d := workflow.Failed{Code: code, Step: step, Cause: cause.Error(),
-		Error: fmt.Sprintf("%s: every LLM provider failed at step %d%s; the credits charged were refunded.", code, step, name)}
-	var refunded int
-	refund := r.refund(&refunded)
-	err := r.transact(ctx, true, func(ctx context.Context, tx pgx.Tx) error {
-		if err := refund(ctx, tx); err != nil {
+// fail ends the run as failed at step and refunds every credit charged to
+// it; the refund is decided inside the transaction and the event carries it.
+func (r *run) fail(ctx context.Context, step int, f workflow.Failure) error {
+	var failed workflow.Failed
+	_, err := r.w.repos.Store.Run(ctx, eventstore.TxOptions{}, func(tx *eventstore.Tx) error {
+		ledger, err := r.w.repos.Ledgers.Load(tx, r.wf.OrgID())
+		if err != nil {
 			return err
 		}
-		d.Refunded = refunded
-		if err := r.appendTx(ctx, tx, eventstore.NewEvent{Type: workflow.EventFailed, Data: d}); err != nil {
+		refund, ok, err := ledger.RefundWorkflow(r.wf.ID(), "workflow_failed")
+		if err != nil {
 			return err
 		}
-		return r.releaseSlot()(ctx, tx)
+		if ok {
+			if _, err := r.w.repos.Ledgers.Save(tx, r.wf.OrgID(), ledger, refund); err != nil {
+				return err
+			}
+		}
+		failed = r.wf.Fail(step, "provider_exhausted", f, int(refund.Amount))
+		_, err = r.w.repos.Workflows.Save(tx, r.wf.ID(), r.wf, failed)
+		if r.w.repos.Workflows.Conflict(err, r.wf.ID()) {
+			return errLost
+		}
+		if err != nil {
+			return err
+		}
+		return r.releaseSlot(tx)
 	})
-	if err != nil {
-		return err
+	if err == nil {
+		r.w.log.Warn("workflow failed", "workflow_id", r.wf.ID(), "code", failed.Code, "step", step, "refunded", failed.Refunded, "error", f.Cause)
 	}
-	r.w.log.Warn("workflow failed", "workflow_id", r.wf.ID(), "code", code, "step", step, "refunded", refunded, "error", cause)
-	return r.catchUp(ctx)
+	return err
 }
 
-// pause stops the run at the approval gate before step, with the
-// deliverable so far; approve or resume moves it on.
-func (r *run) pause(ctx context.Context, step workflow.PlannedStep) error {
-	r.w.log.Info("workflow paused for approval", "workflow_id", r.wf.ID(), "step", step.Step)
-	return r.append(ctx, nil, eventstore.NewEvent{Type: workflow.EventApprovalRequested, Data: workflow.ApprovalRequested{
-		Gate: step.Step - 1, Step: step.Step, Deliverable: r.wf.PartialDeliverable()}})
-}
-
-// halt ends the run as halted before step n.
-func (r *run) halt(ctx context.Context, n int, reason string, issues []string) error {
-	h := r.wf.HaltOn(n, reason, issues)
-	r.w.log.Warn("workflow halted", "workflow_id", r.wf.ID(), "step", n, "reason", reason)
-	return r.append(ctx, []also{r.releaseSlot()}, eventstore.NewEvent{Type: workflow.EventHalted, Data: h})
+// halt ends the run as halted.
+func (r *run) halt(ctx context.Context, h workflow.Halted) error {
+	r.w.log.Warn("workflow halted", "workflow_id", r.wf.ID(), "step", h.Step, "reason", h.Reason)
+	return r.transact(ctx, []event.Data{h}, r.releaseSlot)
 }
 
 // since is milliseconds since t, for call records.

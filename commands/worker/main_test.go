@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"svc/adapters/llm"
+	"svc/adapters/llm/chain"
+	"svc/adapters/llm/openai"
 	"svc/adapters/outbound"
 	"svc/commands"
 	"svc/commands/worker"
@@ -26,6 +28,7 @@ import (
 	"svc/domain/planning"
 	"svc/domain/workflow"
 	"svc/eventstore"
+	"svc/eventstore/event"
 	"svc/projections"
 	"svc/test/fakellm"
 	"svc/test/pgtest"
@@ -80,7 +83,7 @@ type testOrg struct {
 // newOrg signs an organization up (2,500 credits).
 func newOrg(t *testing.T) testOrg {
 	t.Helper()
-	res, err := commands.NewCreateOrganizationHandler(testStore).Handle(context.Background(), commands.CreateOrganization{Name: t.Name()})
+	res, err := commands.NewCreateOrganizationHandler(commands.NewRepositories(testStore)).Handle(context.Background(), commands.CreateOrganization{Name: t.Name()})
 	if err != nil {
 		t.Fatalf("create organization: %v", err)
 	}
@@ -92,8 +95,8 @@ func newOrg(t *testing.T) testOrg {
 func newPayingOrg(t *testing.T) testOrg {
 	t.Helper()
 	o := newOrg(t)
-	if _, err := testStore.Append(context.Background(), workflow.FirstRunStream(o.ID), eventstore.NewStream,
-		eventstore.NewEvent{Type: workflow.EventFirstRun, Data: workflow.Slot{WorkflowID: workflow.NewID()}, Metadata: eventstore.Metadata{OrgID: o.ID, Actor: "system"}}); err != nil {
+	if _, err := testStore.Append(context.Background(), workflow.FirstRunStream(o.ID), event.NewStream,
+		event.New{Data: workflow.FirstRunClaimed{WorkflowID: workflow.NewID()}, Metadata: event.Metadata{OrgID: o.ID, Actor: "system"}}); err != nil {
 		t.Fatalf("claim the free first run: %v", err)
 	}
 	return o
@@ -101,14 +104,14 @@ func newPayingOrg(t *testing.T) testOrg {
 
 func grant(t *testing.T, orgID string, amount int64) {
 	t.Helper()
-	if _, err := commands.NewGrantCreditsHandler(testStore).Handle(context.Background(), commands.GrantCredits{OrgID: orgID, Amount: amount, Reason: credit.ReasonOperator, Note: "test"}); err != nil {
+	if _, err := commands.NewGrantCreditsHandler(commands.NewRepositories(testStore)).Handle(context.Background(), commands.GrantCredits{OrgID: orgID, Amount: amount, Reason: credit.ReasonOperator, Note: "test"}); err != nil {
 		t.Fatalf("grant: %v", err)
 	}
 }
 
 func spend(t *testing.T, orgID string, amount int64) {
 	t.Helper()
-	if _, err := commands.NewChargeCreditsHandler(testStore).Handle(context.Background(), commands.ChargeCredits{Charge: credit.Charged{OrgID: orgID, Amount: amount, Reason: "test_spend"}}); err != nil {
+	if _, err := commands.NewChargeCreditsHandler(commands.NewRepositories(testStore)).Handle(context.Background(), commands.ChargeCredits{Charge: credit.Charged{OrgID: orgID, Amount: amount, Reason: "test_spend"}}); err != nil {
 		t.Fatalf("spend %d: %v", amount, err)
 	}
 }
@@ -142,8 +145,8 @@ func plan(t *testing.T, o testOrg, taskType string, opts planOpts) workflow.Plan
 	// every description differs, so the duplicate-task window never refuses
 	desc := fmt.Sprintf("Prepare a thorough %s for Acme, a payroll software company selling to mid-sized European firms; reference run %d.",
 		taskType, descriptions.Add(1))
-	h := commands.NewPlanWorkflowHandler(testStore, planning.NewPlanner(catalog.Default()))
-	_, planned, err := h.Prepare(commands.PlanWorkflow{OrgID: o.ID, WorkspaceID: o.WorkspaceID, KeyID: o.KeyID,
+	h := commands.NewPlanWorkflowHandler(commands.NewRepositories(testStore), planning.NewPlanner(catalog.Default()))
+	planned, err := planStored(t, h, commands.PlanWorkflow{OrgID: o.ID, WorkspaceID: o.WorkspaceID, KeyID: o.KeyID,
 		Request: planning.Request{TaskType: taskType, Description: desc, Preferences: planning.Preferences{RigorLevel: opts.rigor},
 			Connections: opts.connections, SingleIntent: true}})
 	if err != nil {
@@ -162,9 +165,9 @@ func (nopSealer) Seal(p []byte) string { return "sealed" }
 // execute queues p (tier enterprise: no concurrent limit) and returns it.
 func execute(t *testing.T, o testOrg, p workflow.Planned) workflow.Planned {
 	t.Helper()
-	h := commands.NewExecuteWorkflowHandler(testStore, nopSealer{}, func() string { return "secret" })
+	h := commands.NewExecuteWorkflowHandler(commands.NewRepositories(testStore), commands.NewPlanWorkflowHandler(commands.NewRepositories(testStore), planning.NewPlanner(catalog.Default())), nopSealer{}, func() string { return "secret" })
 	if _, err := h.Handle(context.Background(), commands.ExecuteWorkflow{OrgID: o.ID, KeyID: o.KeyID, Tier: "enterprise",
-		Fresh: &p, Delivery: workflow.Delivery{Method: "polling"}}); err != nil {
+		WorkflowID: p.WorkflowID, Delivery: workflow.Delivery{Method: "polling"}}); err != nil {
 		t.Fatalf("execute: %v", err)
 	}
 	return p
@@ -232,7 +235,7 @@ func startWorker(t *testing.T, provider llm.Provider, o workerOpts) (w *worker.W
 	if err != nil {
 		t.Fatal(err)
 	}
-	w = worker.New(o.store, provider, client, worker.Config{ID: o.id, Lease: o.lease, Poll: 40 * time.Millisecond, ProbeTimeout: o.probe, DisallowDirect: o.noDirect}, testLog)
+	w = worker.New(commands.NewRepositories(o.store), provider, client, worker.Config{ID: o.id, Lease: o.lease, Poll: 40 * time.Millisecond, ProbeTimeout: o.probe, DisallowDirect: o.noDirect}, testLog)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -277,7 +280,7 @@ func runAll(t *testing.T, provider llm.Provider, ps ...workflow.Planned) []*work
 // nil) as the service builds it.
 func fakeProvider(t *testing.T, fake *fakellm.Server, timeout time.Duration, fallback llm.Provider) llm.Provider {
 	t.Helper()
-	return llm.NewChain(openAIAt(t, fake, timeout), fallback, testLog)
+	return chain.New(openAIAt(t, fake, timeout), fallback, testLog)
 }
 
 func openAIAt(t *testing.T, fake *fakellm.Server, timeout time.Duration) llm.Provider {
@@ -285,7 +288,7 @@ func openAIAt(t *testing.T, fake *fakellm.Server, timeout time.Duration) llm.Pro
 	if timeout == 0 {
 		timeout = 5 * time.Second
 	}
-	p, err := llm.NewOpenAI(llm.OpenAIConfig{BaseURL: fake.URL(), Model: "fake-tier1", ModelTier2: "fake-tier2", Timeout: timeout,
+	p, err := openai.New(openai.Config{BaseURL: fake.URL(), Model: "fake-tier1", ModelTier2: "fake-tier2", Timeout: timeout,
 		MaxAttempts: 2, BackoffBase: time.Millisecond, BackoffMax: 2 * time.Millisecond, Logger: testLog})
 	if err != nil {
 		t.Fatal(err)
@@ -314,7 +317,7 @@ func closedURL(t *testing.T) string {
 
 // --- reading what happened ---
 
-func load(t *testing.T, stream string) []eventstore.Event {
+func load(t *testing.T, stream string) []event.Event {
 	t.Helper()
 	events, err := testStore.Load(context.Background(), stream)
 	if err != nil {
@@ -357,7 +360,7 @@ func waitEnded(t *testing.T, id string, timeout time.Duration) *workflow.Workflo
 }
 
 // ofType returns the events of type typ, decoded into T.
-func ofType[T any](t *testing.T, events []eventstore.Event, typ string) []T {
+func ofType[T any](t *testing.T, events []event.Event, typ string) []T {
 	t.Helper()
 	var out []T
 	for _, e := range events {
@@ -373,7 +376,7 @@ func ofType[T any](t *testing.T, events []eventstore.Event, typ string) []T {
 	return out
 }
 
-func types(events []eventstore.Event) []string {
+func types(events []event.Event) []string {
 	out := make([]string, len(events))
 	for i, e := range events {
 		out[i] = e.Type
@@ -537,7 +540,7 @@ func sum(xs []int64) int64 {
 }
 
 // stepStarts returns the StepStarted events of step n.
-func stepStarts(t *testing.T, events []eventstore.Event, n int) []workflow.StepStarted {
+func stepStarts(t *testing.T, events []event.Event, n int) []workflow.StepStarted {
 	t.Helper()
 	var out []workflow.StepStarted
 	for _, s := range ofType[workflow.StepStarted](t, events, workflow.EventStepStarted) {
@@ -551,4 +554,24 @@ func stepStarts(t *testing.T, events []eventstore.Event, n int) []workflow.StepS
 // httpStatus is a server answering every request with status.
 func httpStatus(status int) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(status) }
+}
+
+// planStored plans with h (appending the plan) and returns the plans'
+// WorkflowPlanned events as stored.
+func planStored(t *testing.T, h commands.PlanWorkflowHandler, cmd commands.PlanWorkflow) ([]workflow.Planned, error) {
+	t.Helper()
+	res, err := h.Handle(context.Background(), cmd)
+	if err != nil {
+		return nil, err
+	}
+	repos := commands.NewRepositories(testStore)
+	var out []workflow.Planned
+	for _, p := range res.Result.Plans {
+		wf, err := repos.Workflows.Get(context.Background(), p.WorkflowID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, wf.Planned())
+	}
+	return out, nil
 }

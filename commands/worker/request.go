@@ -10,7 +10,6 @@ import (
 	"svc/adapters/outbound"
 	"svc/domain/catalog"
 	"svc/domain/workflow"
-	"svc/eventstore"
 )
 
 // request describes a call about the workflow to the LLM port.
@@ -33,53 +32,55 @@ func (r *run) request(kind string, step workflow.PlannedStep) llm.Request {
 		req.Guidance = strings.Join(r.wf.Guidance(), "\n")
 	}
 	for _, c := range r.wf.Prior(step.Step) {
-		prior := llm.PriorStep{Step: c.Step, Name: c.Name, Summary: c.Summary}
-		for _, s := range c.Sections {
-			prior.Sections = append(prior.Sections, llm.Section{Heading: s.Heading, Content: s.Content})
-		}
-		req.Prior = append(req.Prior, prior)
+		req.Prior = append(req.Prior, llm.PriorStep{Step: c.Step, Name: c.Name, Summary: c.Summary, Sections: c.Sections})
 	}
 	return req
 }
 
-// review runs the independent quality review of the deliverable. A review
-// that cannot run leaves the score null (never 0) and says why.
+// review runs the independent quality review of the deliverable, or
+// records the one a conforming contract output gets instead (no call). A
+// review that cannot run leaves the score null (never 0) and says why.
 func (r *run) review(ctx context.Context) error {
-	if done, err := r.reviewByValidation(ctx); done || err != nil {
-		return err // a conforming contract output: validation replaced the review
+	if events, ok := r.wf.ReviewByValidation(); ok {
+		return r.record(ctx, events...)
 	}
-	if r.wf.Status() == workflow.StatusExecuting {
-		if err := r.append(ctx, nil, eventstore.NewEvent{Type: workflow.EventReviewStarted, Data: struct{}{}}); err != nil {
-			return err
-		}
+	if err := r.record(ctx, r.wf.StartReview()...); err != nil {
+		return err
 	}
 	req := r.request(llm.KindReview, workflow.PlannedStep{Tier: 1})
 	req.Framework, req.Step, req.Prior = "", 0, nil
-	if d := r.wf.Deliverable(); d != nil {
-		ld := llm.Deliverable{Title: d.Title}
-		for _, s := range d.Sections {
-			ld.Sections = append(ld.Sections, llm.Section{Heading: s.Heading, Content: s.Content})
-		}
-		req.Deliverable = &ld
-	}
+	req.Deliverable = r.wf.Deliverable()
 	start := time.Now()
 	resp, err := r.w.llm.Complete(ctx, req)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	var rev workflow.Reviewed
+	var rev workflow.Review
 	if err == nil {
 		var parsed llm.Review
 		if parsed, err = llm.ParseReview(resp.Text); err == nil {
 			score := parsed.Score
-			rev = workflow.Reviewed{Score: &score, Summary: parsed.Summary, PathTo100: parsed.PathTo100, Calls: []workflow.Call{callOf(resp, start)}}
+			rev = workflow.Review{Score: &score, Summary: parsed.Summary, PathTo100: parsed.PathTo100, Calls: []workflow.Call{callOf(resp, start)}}
 		}
 	}
 	if err != nil {
 		r.w.log.Warn("quality review failed", "workflow_id", r.wf.ID(), "error", err)
-		rev = workflow.Reviewed{Summary: "The independent review could not run (" + failure(err) + "); the deliverable is unscored."}
+		f := failure(err)
+		rev = workflow.Review{Failure: &f}
 	}
-	return r.append(ctx, nil, eventstore.NewEvent{Type: workflow.EventReviewed, Data: rev})
+	return r.record(ctx, r.wf.Reviewed(rev))
+}
+
+// probeOnce checks, once per run, that the plan's context connections
+// answer before step (later steps read the same servers); when one does
+// not, it halts the run (halted true).
+func (r *run) probeOnce(ctx context.Context, step workflow.PlannedStep) (halted bool, err error) {
+	r.probed = true
+	issues := r.probe(ctx)
+	if len(issues) == 0 {
+		return false, nil
+	}
+	return true, r.halt(ctx, r.wf.HaltOn(step.Step, "connection_failure", issues))
 }
 
 // probe checks that the plan's context connections answer; it returns one

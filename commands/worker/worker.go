@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"svc/adapters/llm"
+	"svc/commands"
 	"svc/eventstore"
 	"svc/projections"
 )
@@ -61,6 +62,7 @@ func (c *Config) defaults() {
 // Worker runs workflows.
 type Worker struct {
 	store    *eventstore.Store
+	repos    *commands.Repositories
 	llm      llm.Provider
 	outbound *http.Client
 	cfg      Config
@@ -72,14 +74,14 @@ type Worker struct {
 	wg      sync.WaitGroup
 }
 
-// New returns a worker appending to store, calling provider for steps and
-// outbound (SSRF-guarded) for context connections.
-func New(store *eventstore.Store, provider llm.Provider, outbound *http.Client, cfg Config, log *slog.Logger) *Worker {
-	if store == nil || provider == nil || outbound == nil || log == nil {
+// New returns a worker appending through repos, calling provider for steps
+// and outbound (SSRF-guarded) for context connections.
+func New(repos *commands.Repositories, provider llm.Provider, outbound *http.Client, cfg Config, log *slog.Logger) *Worker {
+	if repos == nil || provider == nil || outbound == nil || log == nil {
 		panic("nil dependency")
 	}
 	cfg.defaults()
-	return &Worker{store: store, llm: provider, outbound: outbound, cfg: cfg, log: log.With("worker", cfg.ID),
+	return &Worker{store: repos.Store, repos: repos, llm: provider, outbound: outbound, cfg: cfg, log: log.With("worker", cfg.ID),
 		kick: make(chan string, 1024), running: map[string]bool{}}
 }
 

@@ -11,9 +11,12 @@ import (
 	"time"
 
 	"svc/adapters/llm"
+	"svc/adapters/llm/frameworks"
+	"svc/adapters/llm/offline"
 	"svc/domain/planning"
 	"svc/domain/workflow"
 	"svc/eventstore"
+	"svc/eventstore/event"
 	"svc/projections"
 	"svc/test/fakellm"
 )
@@ -24,7 +27,7 @@ func TestHappyPathFreeThenCharged(t *testing.T) {
 	o := newOrg(t)
 	free := queue(t, o, "blog_post", planOpts{})
 	charged := queue(t, o, "blog_post", planOpts{})
-	runs := runAll(t, llm.NewOffline(), free, charged)
+	runs := runAll(t, offline.New(), free, charged)
 
 	// the free first run
 	v, l := checkRun(t, o.ID, runs[0])
@@ -346,8 +349,8 @@ func TestContentTimeoutChunksSucceed(t *testing.T) {
 			res = c
 		}
 	}
-	if res.Strategy != workflow.StrategyChunked || len(res.Calls) != 2 || len(res.Sections) != len(llm.Headings(slow.Name)) || res.Credits != slow.Credits {
-		t.Fatalf("chunked result %+v (headings %v)", res, llm.Headings(slow.Name))
+	if res.Strategy != workflow.StrategyChunked || len(res.Calls) != 2 || len(res.Sections) != len(frameworks.Headings(slow.Name)) || res.Credits != slow.Credits {
+		t.Fatalf("chunked result %+v (headings %v)", res, frameworks.Headings(slow.Name))
 	}
 	starts := stepStarts(t, events, slow.Step)
 	if len(starts) != 3 || starts[0].Strategy != "" || starts[1].Chunk == nil || starts[1].Chunk.Index != 0 || starts[2].Chunk == nil || starts[2].Chunk.Index != 1 || starts[2].Chunk.Total != 2 {
@@ -566,7 +569,7 @@ func TestLeaseTakeoverAfterCrash(t *testing.T) {
 		t.Fatalf("status %s credits_used %d ledger %+v", v.Status, v.CreditsUsed, l)
 	}
 	events := load(t, workflow.Stream(p.WorkflowID))
-	var resumed []eventstore.Event
+	var resumed []event.Event
 	for _, e := range events {
 		var s workflow.Started
 		if e.Type == workflow.EventStarted && e.Decode(&s) == nil && s.Resumed {
@@ -637,7 +640,7 @@ func TestTwoWorkersConcurrently(t *testing.T) {
 	for _, tt := range []string{"blog_post", "quick_research", "competitive_analysis", "blog_post", "quick_research", "press_release", "blog_post", "quick_research"} {
 		ps = append(ps, queue(t, o, tt, planOpts{}))
 	}
-	jitter := jittery{llm.NewOffline()}
+	jitter := jittery{offline.New()}
 	// short leases, so renewals and takeovers race with the runs
 	a, _ := startWorker(t, jitter, workerOpts{id: "worker-a", lease: 450 * time.Millisecond})
 	b, _ := startWorker(t, jitter, workerOpts{id: "worker-b", lease: 450 * time.Millisecond})
@@ -711,7 +714,7 @@ func TestReviewFailureLeavesScoreNull(t *testing.T) {
 func TestResumeAfterReviewDoesNotReviewAgain(t *testing.T) {
 	o := newPayingOrg(t)
 	p := queue(t, o, "quick_research", planOpts{})
-	gate := &reviewGate{Provider: llm.NewOffline(), entered: make(chan struct{}), release: make(chan struct{})}
+	gate := &reviewGate{Provider: offline.New(), entered: make(chan struct{}), release: make(chan struct{})}
 	w, _ := startWorker(t, gate, workerOpts{})
 	w.Kick(p.WorkflowID)
 	select {
@@ -722,8 +725,7 @@ func TestResumeAfterReviewDoesNotReviewAgain(t *testing.T) {
 	// another worker records the review meanwhile (then dies)
 	wf := fold(t, p.WorkflowID)
 	score := 77
-	if _, err := testStore.Append(context.Background(), workflow.Stream(p.WorkflowID), wf.Version(), eventstore.NewEvent{Type: workflow.EventReviewed,
-		Data: workflow.Reviewed{Score: &score, Summary: "Recorded by a worker that died."}, Metadata: eventstore.Metadata{OrgID: o.ID, Actor: "system"}}); err != nil {
+	if _, err := testStore.Append(context.Background(), workflow.Stream(p.WorkflowID), wf.Version(), event.New{Data: workflow.Reviewed{Score: &score, Summary: "Recorded by a worker that died."}, Metadata: event.Metadata{OrgID: o.ID, Actor: "system"}}); err != nil {
 		t.Fatal(err)
 	}
 	close(gate.release)

@@ -9,14 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"svc/eventstore"
-)
-
-// Event types of an API key stream.
-const (
-	EventCreated = "ApiKeyCreated"
-	EventRevoked = "ApiKeyRevoked"
+	"svc/eventstore/event"
 )
 
 // LivePrefix starts every live key.
@@ -93,24 +86,6 @@ func LooksValid(raw string) bool {
 	return true
 }
 
-// Created is the data of ApiKeyCreated.
-type Created struct {
-	KeyID       string `json:"key_id"`
-	OrgID       string `json:"org_id"`
-	WorkspaceID string `json:"workspace_id"`
-	Hash        string `json:"hash"`
-	Prefix      string `json:"prefix"`
-	Label       string `json:"label"`
-	Role        Role   `json:"role"`
-	CreatedBy   string `json:"created_by"`
-}
-
-// Revoked is the data of ApiKeyRevoked.
-type Revoked struct {
-	KeyID string `json:"key_id"`
-	OrgID string `json:"org_id"`
-}
-
 // Stream is the stream id of key id.
 func Stream(id string) string { return "apikey-" + id }
 
@@ -122,26 +97,35 @@ type Key struct {
 	version int64
 }
 
+// New is a key with no events yet.
+func New() *Key { return &Key{version: event.NewStream} }
+
 // Load folds a key's stream; an empty stream is ErrNotFound.
-func Load(events []eventstore.Event) (*Key, error) {
+func Load(events []event.Event) (*Key, error) {
 	if len(events) == 0 {
 		return nil, ErrNotFound
 	}
-	k := &Key{}
-	for _, e := range events {
-		switch e.Type {
-		case EventCreated:
-			var d Created
-			if err := e.Decode(&d); err != nil {
-				return nil, err
-			}
-			k.id, k.orgID = d.KeyID, d.OrgID
-		case EventRevoked:
-			k.revoked = true
-		}
-		k.version = e.Version
+	k := New()
+	if err := event.Fold(k, events); err != nil {
+		return nil, err
 	}
 	return k, nil
+}
+
+// Apply folds one event.
+func (k *Key) Apply(e event.Event) error {
+	d, err := registry.Decode(e)
+	if err != nil {
+		return fmt.Errorf("api key: %w", err)
+	}
+	switch d := d.(type) {
+	case Created:
+		k.id, k.orgID = d.KeyID, d.OrgID
+	case Revoked:
+		k.revoked = true
+	}
+	k.version = e.Version
+	return nil
 }
 
 // Version is the version of the last event folded.

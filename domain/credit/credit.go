@@ -8,15 +8,7 @@ package credit
 import (
 	"errors"
 	"fmt"
-
-	"svc/eventstore"
-)
-
-// Event types of a ledger stream.
-const (
-	EventGranted  = "CreditsGranted"
-	EventCharged  = "CreditsCharged"
-	EventRefunded = "CreditsRefunded"
+	"svc/eventstore/event"
 )
 
 // Grant reasons.
@@ -43,33 +35,6 @@ var (
 	ErrMissingWorkflow = errors.New("a refund names the workflow it refunds")
 )
 
-// Granted is the data of CreditsGranted.
-type Granted struct {
-	OrgID  string `json:"org_id"`
-	Amount int64  `json:"amount"`
-	Reason string `json:"reason"`
-	Note   string `json:"note,omitempty"`
-}
-
-// Charged is the data of CreditsCharged.
-type Charged struct {
-	OrgID      string `json:"org_id"`
-	Amount     int64  `json:"amount"`
-	Reason     string `json:"reason"`
-	WorkflowID string `json:"workflow_id,omitempty"`
-	Step       int    `json:"step,omitempty"`
-	KeyID      string `json:"key_id,omitempty"`
-	AgentID    string `json:"agent_id,omitempty"`
-}
-
-// Refunded is the data of CreditsRefunded.
-type Refunded struct {
-	OrgID      string `json:"org_id"`
-	Amount     int64  `json:"amount"`
-	Reason     string `json:"reason"`
-	WorkflowID string `json:"workflow_id"`
-}
-
 // Stream is the ledger stream of an organization.
 func Stream(orgID string) string { return "credits-" + orgID }
 
@@ -86,54 +51,45 @@ type Ledger struct {
 
 // New is the ledger of an org with no stream yet.
 func New(orgID string) *Ledger {
-	return &Ledger{orgID: orgID, workflow: map[string]int64{}, version: eventstore.NewStream}
+	return &Ledger{orgID: orgID, workflow: map[string]int64{}, version: event.NewStream}
 }
 
 // Load folds a ledger stream.
-func Load(orgID string, events []eventstore.Event) (*Ledger, error) {
+func Load(orgID string, events []event.Event) (*Ledger, error) {
 	l := New(orgID)
-	for _, e := range events {
-		if err := l.Apply(e); err != nil {
-			return nil, err
-		}
+	if err := event.Fold(l, events); err != nil {
+		return nil, err
 	}
 	return l, nil
 }
 
 // Apply folds one event.
-func (l *Ledger) Apply(e eventstore.Event) error {
-	switch e.Type {
-	case EventGranted:
-		var d Granted
-		if err := e.Decode(&d); err != nil {
-			return err
-		}
+func (l *Ledger) Apply(e event.Event) error {
+	d, err := registry.Decode(e)
+	if err != nil {
+		return fmt.Errorf("credit ledger: %w", err)
+	}
+	switch d := d.(type) {
+	case Granted:
 		l.balance += d.Amount
 		l.granted += d.Amount
-	case EventCharged:
-		var d Charged
-		if err := e.Decode(&d); err != nil {
-			return err
-		}
+	case Charged:
 		l.balance -= d.Amount
 		l.charged += d.Amount
 		if d.WorkflowID != "" {
 			l.workflow[d.WorkflowID] += d.Amount
 		}
-	case EventRefunded:
-		var d Refunded
-		if err := e.Decode(&d); err != nil {
-			return err
-		}
+	case Refunded:
 		l.balance += d.Amount
 		l.refunded += d.Amount
 		l.workflow[d.WorkflowID] -= d.Amount
-	default:
-		return fmt.Errorf("credit ledger: unexpected event %s", e.Type)
 	}
 	l.version = e.Version
 	return nil
 }
+
+// OrgID is the organization whose ledger this is.
+func (l *Ledger) OrgID() string { return l.orgID }
 
 // Version is the version of the last event folded (-1 for none).
 func (l *Ledger) Version() int64 { return l.version }
@@ -196,6 +152,38 @@ func (l *Ledger) Refund(workflowID string, amount int64, reason string) (Refunde
 		return Refunded{}, fmt.Errorf("%w: %d asked, %d charged", ErrRefundTooLarge, amount, l.workflow[workflowID])
 	}
 	return Refunded{OrgID: l.orgID, Amount: amount, Reason: reason, WorkflowID: workflowID}, nil
+}
+
+// ChargeAll decides several charges at once: the balance must cover their
+// total, so a shortfall refuses them together (ErrInsufficient).
+func (l *Ledger) ChargeAll(charges []Charged) ([]event.Data, error) {
+	var total int64
+	for _, c := range charges {
+		total += c.Amount
+	}
+	if total > l.balance {
+		return nil, fmt.Errorf("%w: need %d, have %d", ErrInsufficient, total, l.balance)
+	}
+	out := make([]event.Data, len(charges))
+	for i, c := range charges {
+		d, err := l.Charge(c)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = d
+	}
+	return out, nil
+}
+
+// RefundWorkflow decides the refund of everything charged to a workflow;
+// ok is false when nothing is left to refund.
+func (l *Ledger) RefundWorkflow(workflowID, reason string) (r Refunded, ok bool, err error) {
+	amount := l.workflow[workflowID]
+	if amount <= 0 {
+		return Refunded{}, false, nil
+	}
+	r, err = l.Refund(workflowID, amount, reason)
+	return r, err == nil, err
 }
 
 // Clone copies the ledger.

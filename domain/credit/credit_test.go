@@ -6,24 +6,24 @@ import (
 	"testing"
 
 	"svc/domain/credit"
-	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
-func event(t *testing.T, version int64, typ string, data any) eventstore.Event {
+func stored(t *testing.T, version int64, typ string, data any) event.Event {
 	t.Helper()
 	b, err := json.Marshal(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return eventstore.Event{Type: typ, Data: b, Version: version}
+	return event.Event{Type: typ, Data: b, Version: version}
 }
 
 func TestLedgerFoldsAndDecides(t *testing.T) {
 	const org = "11111111-1111-1111-1111-111111111111"
-	l, err := credit.Load(org, []eventstore.Event{
-		event(t, 0, credit.EventGranted, credit.Granted{OrgID: org, Amount: 2500, Reason: credit.ReasonSignup}),
-		event(t, 1, credit.EventCharged, credit.Charged{OrgID: org, Amount: 300, Reason: "step", WorkflowID: "wr_1"}),
-		event(t, 2, credit.EventRefunded, credit.Refunded{OrgID: org, Amount: 100, Reason: "failed", WorkflowID: "wr_1"}),
+	l, err := credit.Load(org, []event.Event{
+		stored(t, 0, credit.EventGranted, credit.Granted{OrgID: org, Amount: 2500, Reason: credit.ReasonSignup}),
+		stored(t, 1, credit.EventCharged, credit.Charged{OrgID: org, Amount: 300, Reason: "step", WorkflowID: "wr_1"}),
+		stored(t, 2, credit.EventRefunded, credit.Refunded{OrgID: org, Amount: 100, Reason: "failed", WorkflowID: "wr_1"}),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +64,7 @@ func TestLedgerFoldsAndDecides(t *testing.T) {
 }
 
 func TestLedgerRejectsForeignEvents(t *testing.T) {
-	if _, err := credit.Load("o", []eventstore.Event{event(t, 0, "Unexpected", map[string]int{})}); err == nil {
+	if _, err := credit.Load("o", []event.Event{stored(t, 0, "Unexpected", map[string]int{})}); err == nil {
 		t.Fatal("unexpected event type folded silently")
 	}
 }

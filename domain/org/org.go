@@ -10,18 +10,8 @@ import (
 	"fmt"
 	"net/mail"
 	"strings"
-
-	"svc/eventstore"
-)
-
-// Event types of the organization stream.
-const (
-	EventCreated       = "OrganizationCreated"
-	EventEmailVerified = "EmailVerified"
-	EventTierChanged   = "TierChanged"
-	// EventEmailReserved is the only event of an email's reservation stream;
-	// appending it to a new stream makes an email belong to one org at most.
-	EventEmailReserved = "EmailReserved"
+	"svc/eventstore/event"
+	"unicode/utf8"
 )
 
 // Domain errors.
@@ -58,35 +48,6 @@ func ParseTier(s string) (Tier, error) {
 
 // IsPaid reports whether t is a paid tier.
 func (t Tier) IsPaid() bool { return t != Free && t != "" }
-
-// Created is the data of OrganizationCreated.
-type Created struct {
-	OrgID       string `json:"org_id"`
-	Name        string `json:"name"`
-	Email       string `json:"email,omitempty"`
-	Tier        Tier   `json:"tier"`
-	WorkspaceID string `json:"workspace_id"`
-	// VerificationHash is the SHA-256 of the emailed verification token.
-	VerificationHash string `json:"verification_hash,omitempty"`
-	ClientIP         string `json:"client_ip,omitempty"`
-}
-
-// EmailVerified is the data of EmailVerified.
-type EmailVerified struct {
-	Email string `json:"email"`
-}
-
-// TierChanged is the data of TierChanged.
-type TierChanged struct {
-	From   Tier   `json:"from"`
-	To     Tier   `json:"to"`
-	Source string `json:"source"` // "operator", "billing", ...
-}
-
-// EmailReserved is the data of EmailReserved.
-type EmailReserved struct {
-	OrgID string `json:"org_id"`
-}
 
 // Stream is the stream id of organization id.
 func Stream(id string) string { return "org-" + id }
@@ -127,35 +88,64 @@ type Organization struct {
 	version          int64
 }
 
+// DefaultName names an organization created with neither name nor email.
+const DefaultName = "My organization"
+
+// Create decides a new organization: the name (trimmed, at most 200
+// characters; the email, or DefaultName, when empty), the optional email
+// (a plain address), its default workspace and the hash of the emailed
+// verification token.
+func Create(id, name, email, workspaceID, token, clientIP string) (Created, error) {
+	email = strings.TrimSpace(email)
+	if email != "" {
+		if err := ValidateEmail(email); err != nil {
+			return Created{}, err
+		}
+	}
+	name = strings.TrimSpace(name)
+	if utf8.RuneCountInString(name) > 200 {
+		return Created{}, ErrNameTooLong
+	}
+	if name == "" {
+		name = email
+	}
+	if name == "" {
+		name = DefaultName
+	}
+	c := Created{OrgID: id, Name: name, Email: email, Tier: Free, WorkspaceID: workspaceID, ClientIP: clientIP}
+	if email != "" && token != "" {
+		c.VerificationHash = HashToken(token)
+	}
+	return c, nil
+}
+
+// New is an organization with no events yet.
+func New() *Organization { return &Organization{version: event.NewStream} }
+
 // Load folds a stream's events; an empty stream is ErrNotFound.
-func Load(events []eventstore.Event) (*Organization, error) {
+func Load(events []event.Event) (*Organization, error) {
 	if len(events) == 0 {
 		return nil, ErrNotFound
 	}
-	o := &Organization{version: eventstore.NewStream}
-	for _, e := range events {
-		if err := o.apply(e); err != nil {
-			return nil, err
-		}
+	o := New()
+	if err := event.Fold(o, events); err != nil {
+		return nil, err
 	}
 	return o, nil
 }
 
-func (o *Organization) apply(e eventstore.Event) error {
-	switch e.Type {
-	case EventCreated:
-		var d Created
-		if err := e.Decode(&d); err != nil {
-			return err
-		}
+// Apply folds one event.
+func (o *Organization) Apply(e event.Event) error {
+	d, err := registry.Decode(e)
+	if err != nil {
+		return fmt.Errorf("organization: %w", err)
+	}
+	switch d := d.(type) {
+	case Created:
 		o.id, o.name, o.email, o.tier, o.workspaceID, o.verificationHash = d.OrgID, d.Name, d.Email, d.Tier, d.WorkspaceID, d.VerificationHash
-	case EventEmailVerified:
+	case EmailVerified:
 		o.emailVerified = true
-	case EventTierChanged:
-		var d TierChanged
-		if err := e.Decode(&d); err != nil {
-			return err
-		}
+	case TierChanged:
 		o.tier = d.To
 	}
 	o.version = e.Version

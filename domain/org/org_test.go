@@ -6,21 +6,21 @@ import (
 	"testing"
 
 	"svc/domain/org"
-	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
-func created(t *testing.T, email, token string) eventstore.Event {
+func created(t *testing.T, email, token string) event.Event {
 	t.Helper()
 	c := org.Created{OrgID: "o1", Name: "Acme", Email: email, Tier: org.Free, WorkspaceID: "w1"}
 	if token != "" {
 		c.VerificationHash = org.HashToken(token)
 	}
 	b, _ := json.Marshal(c)
-	return eventstore.Event{Type: org.EventCreated, Data: b}
+	return event.Event{Type: org.EventCreated, Data: b}
 }
 
 func TestVerifyEmail(t *testing.T) {
-	o, err := org.Load([]eventstore.Event{created(t, "a@b.co", "o1.secret")})
+	o, err := org.Load([]event.Event{created(t, "a@b.co", "o1.secret")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,21 +32,21 @@ func TestVerifyEmail(t *testing.T) {
 		t.Fatalf("verify: %+v %v", v, err)
 	}
 	b, _ := json.Marshal(v)
-	o, _ = org.Load([]eventstore.Event{created(t, "a@b.co", "o1.secret"), {Type: org.EventEmailVerified, Data: b, Version: 1}})
+	o, _ = org.Load([]event.Event{created(t, "a@b.co", "o1.secret"), {Type: org.EventEmailVerified, Data: b, Version: 1}})
 	if !o.EmailVerified() || o.Version() != 1 {
 		t.Fatal("verification not folded")
 	}
 	if _, err := o.VerifyEmail("o1.secret"); !errors.Is(err, org.ErrAlreadyVerified) {
 		t.Fatalf("second verification: %v", err)
 	}
-	noEmail, _ := org.Load([]eventstore.Event{created(t, "", "")})
+	noEmail, _ := org.Load([]event.Event{created(t, "", "")})
 	if _, err := noEmail.VerifyEmail("x"); !errors.Is(err, org.ErrNoEmail) {
 		t.Fatalf("no email: %v", err)
 	}
 }
 
 func TestChangeTier(t *testing.T) {
-	o, _ := org.Load([]eventstore.Event{created(t, "", "")})
+	o, _ := org.Load([]event.Event{created(t, "", "")})
 	if _, ok, err := o.ChangeTier(org.Free, "operator"); ok || err != nil {
 		t.Fatalf("same tier: ok=%v err=%v", ok, err)
 	}

@@ -3,9 +3,8 @@ package workflow
 import (
 	"errors"
 	"fmt"
+	"svc/eventstore/event"
 	"time"
-
-	"svc/eventstore"
 )
 
 // Domain errors of execution.
@@ -61,134 +60,118 @@ type Workflow struct {
 	createdAt, updatedAt, startedAt, endedAt time.Time
 }
 
+// New is a workflow with no events folded.
+func New() *Workflow { return &Workflow{version: event.NewStream, passed: map[int]bool{}} }
+
 // Load folds a workflow stream; an empty or foreign stream is ErrNotFound.
-func Load(events []eventstore.Event) (*Workflow, error) {
+func Load(events []event.Event) (*Workflow, error) {
 	if len(events) == 0 || events[0].Type != EventPlanned {
 		return nil, ErrNotFound
 	}
-	w := &Workflow{version: eventstore.NewStream, passed: map[int]bool{}}
-	for _, e := range events {
-		if err := w.Apply(e); err != nil {
-			return nil, err
-		}
+	w := New()
+	if err := event.Fold(w, events); err != nil {
+		return nil, err
 	}
 	return w, nil
 }
 
-// Apply folds one event.
-func (w *Workflow) Apply(e eventstore.Event) error {
-	var err error
-	switch e.Type {
-	case EventPlanned:
-		err = e.Decode(&w.planned)
+// Apply folds one event of the workflow's stream. An event of another
+// type is an error: a workflow stream holds only the types RegisterRunEvents
+// lists.
+func (w *Workflow) Apply(e event.Event) error {
+	data, err := runEvents.Decode(e)
+	if err != nil {
+		return fmt.Errorf("workflow %s: %w", w.planned.WorkflowID, err)
+	}
+	if err := w.apply(data, e.RecordedAt); err != nil {
+		return fmt.Errorf("workflow %s event %d (%s): %w", w.planned.WorkflowID, e.Version, e.Type, err)
+	}
+	w.version = e.Version
+	w.updatedAt = e.RecordedAt
+	return nil
+}
+
+// apply folds the data of one event recorded at.
+func (w *Workflow) apply(data event.Data, at time.Time) error {
+	switch d := data.(type) {
+	case Planned:
+		w.planned = d
 		w.status = StatusPlanned
-		w.createdAt = e.RecordedAt
+		w.createdAt = at
 		w.steps = make([]*stepState, len(w.planned.Steps))
 		for i := range w.steps {
 			w.steps[i] = &stepState{}
 		}
-	case EventQueued:
-		var d Queued
-		err = e.Decode(&d)
+	case Queued:
 		w.queued = &d
 		w.status = StatusQueued
 		if d.Mode == ModeInteractive {
 			w.status = StatusInteractiveWaiting
 		}
-	case EventStarted:
-		var d Started
-		err = e.Decode(&d)
+	case Started:
 		if !d.Resumed || w.status != StatusQualityReview { // a takeover keeps the review it found
 			w.status = StatusExecuting
 		}
 		if w.startedAt.IsZero() {
-			w.startedAt = e.RecordedAt
+			w.startedAt = at
 		}
-	case EventStepStarted:
-		var d StepStarted
-		if err = e.Decode(&d); err == nil {
-			s, serr := w.step(d.Step)
-			if serr != nil {
-				return serr
-			}
-			s.started++
-			s.chunk = d.Chunk
-			w.current = d.Step
+	case StepStarted:
+		s, err := w.step(d.Step)
+		if err != nil {
+			return err
 		}
-	case EventStepCompleted:
-		var d StepCompleted
-		if err = e.Decode(&d); err == nil {
-			s, serr := w.step(d.Step)
-			if serr != nil {
-				return serr
-			}
-			s.completed, s.chunk = &d, nil
-			w.live += d.Credits
-			w.calls = append(w.calls, d.Calls...)
-			w.current = d.Step
-			w.retrying = nil
-			w.stepEnded()
+		s.started++
+		s.chunk = d.Chunk
+		w.current = d.Step
+	case StepCompleted:
+		s, err := w.step(d.Step)
+		if err != nil {
+			return err
 		}
-	case EventStepIncomplete:
-		var d StepIncomplete
-		if err = e.Decode(&d); err == nil {
-			s, serr := w.step(d.Step)
-			if serr != nil {
-				return serr
-			}
-			s.incomplete, s.chunk = &d, nil
-			w.current = d.Step
-			w.retrying = nil
-			w.stepEnded()
+		s.completed, s.chunk = &d, nil
+		w.live += d.Credits
+		w.calls = append(w.calls, d.Calls...)
+		w.current = d.Step
+		w.retrying = nil
+		w.stepEnded()
+	case StepIncomplete:
+		s, err := w.step(d.Step)
+		if err != nil {
+			return err
 		}
-	case EventTerminalRetrying:
-		var d TerminalRetrying
-		if err = e.Decode(&d); err == nil {
-			w.retrying = &d
-			w.attempts = d.Attempt - 1
-		}
-	case EventReviewStarted:
+		s.incomplete, s.chunk = &d, nil
+		w.current = d.Step
+		w.retrying = nil
+		w.stepEnded()
+	case TerminalRetrying:
+		w.retrying = &d
+		w.attempts = d.Attempt - 1
+	case ReviewStarted:
 		w.status = StatusQualityReview
-	case EventReviewed:
-		var d Reviewed
-		err = e.Decode(&d)
+	case Reviewed:
 		w.review = &d
 		w.calls = append(w.calls, d.Calls...)
-	case EventCompleted:
-		var d Completed
-		err = e.Decode(&d)
+	case Completed:
 		w.completed = &d
 		w.status = StatusCompleted
 		if d.Partial {
 			w.status = StatusCompletedPartial
 		}
-		w.endedAt = e.RecordedAt
-	case EventFailed:
-		var d Failed
-		err = e.Decode(&d)
+		w.endedAt = at
+	case Failed:
 		w.failed = &d
 		w.refunded += d.Refunded
 		w.status = StatusFailed
-		w.endedAt = e.RecordedAt
-	case EventHalted:
-		var d Halted
-		err = e.Decode(&d)
+		w.endedAt = at
+	case Halted:
 		w.halted = &d
 		w.status = StatusHalted
-		w.endedAt = e.RecordedAt
-	case EventExecutionFellBack:
-		var d ExecutionFellBack
-		err = e.Decode(&d)
+		w.endedAt = at
+	case ExecutionFellBack:
 		w.fellBack = &d
 	default:
-		// control events; events of later features are tolerated
-		err = w.applyControl(e)
+		return w.applyControl(data, at)
 	}
-	if err != nil {
-		return fmt.Errorf("workflow %s event %d (%s): %w", w.planned.WorkflowID, e.Version, e.Type, err)
-	}
-	w.version = e.Version
-	w.updatedAt = e.RecordedAt
 	return nil
 }
 

@@ -7,20 +7,6 @@ import (
 	"time"
 )
 
-// Events of workflow control: interactive steps, approval gates, resume
-// and cancel.
-const (
-	EventStepRequested     = "StepRequested"
-	EventStepSkipped       = "StepSkipped"
-	EventAborted           = "WorkflowAborted"
-	EventTimedOut          = "WorkflowTimedOut"
-	EventApprovalRequested = "ApprovalRequested"
-	EventApproved          = "WorkflowApproved"
-	EventRejected          = "WorkflowRejected"
-	EventResumed           = "WorkflowResumed"
-	EventCancelled         = "WorkflowCancelled"
-)
-
 // Statuses of workflow control.
 const (
 	StatusInteractiveWaiting = "interactive_waiting"
@@ -55,63 +41,6 @@ var (
 	ErrNothingLeft     = errors.New("no step left to run")
 )
 
-// StepRequested is the data of StepRequested: an interactive `next`.
-type StepRequested struct {
-	Step     int    `json:"step"`
-	Name     string `json:"name"`
-	Feedback string `json:"feedback,omitempty"`
-}
-
-// StepSkipped is the data of StepSkipped: an interactive `skip`.
-type StepSkipped struct {
-	Step int    `json:"step"`
-	Name string `json:"name"`
-}
-
-// Aborted is the data of WorkflowAborted: an interactive `abort`.
-type Aborted struct {
-	StepsCompleted int `json:"steps_completed"`
-	TotalSteps     int `json:"total_steps"`
-}
-
-// TimedOut is the data of WorkflowTimedOut: an interactive session left
-// idle past its limit.
-type TimedOut struct {
-	IdleSeconds int64 `json:"idle_seconds"`
-}
-
-// ApprovalRequested is the data of ApprovalRequested: a run paused at an
-// approval gate (zero-based Gate, before step Gate+1) with the deliverable
-// so far.
-type ApprovalRequested struct {
-	Gate        int          `json:"gate"`
-	Step        int          `json:"step"`
-	Deliverable *Deliverable `json:"deliverable,omitempty"`
-}
-
-// Decision is the data of WorkflowApproved and WorkflowRejected.
-type Decision struct {
-	Gate    int    `json:"gate"`
-	Notes   string `json:"notes,omitempty"`
-	AgentID string `json:"agent_id"`
-	KeyID   string `json:"key_id,omitempty"`
-}
-
-// Resumed is the data of WorkflowResumed.
-type Resumed struct {
-	From             string `json:"from_status"`
-	FromStep         int    `json:"resuming_from_step"`
-	RevisionGuidance string `json:"revision_guidance,omitempty"`
-	KeyID            string `json:"key_id,omitempty"`
-}
-
-// Cancelled is the data of WorkflowCancelled.
-type Cancelled struct {
-	From  string `json:"previous_status"`
-	Force bool   `json:"force,omitempty"`
-	KeyID string `json:"key_id,omitempty"`
-}
-
 // ResumableStatuses are the statuses resume starts from (spec A).
 var ResumableStatuses = []string{StatusExecuting, StatusFailed, StatusApproved, StatusBlocked, StatusTimedOut,
 	StatusPendingApproval, StatusPendingHumanReview, StatusQualityReview}
@@ -122,9 +51,9 @@ func CancelAction(status string) string {
 	switch status {
 	case StatusPlanned, StatusQueued, StatusInteractiveWaiting, StatusPendingApproval, StatusPendingHumanReview,
 		StatusApproved, StatusBlocked, StatusResuming:
-		return "cancel"
+		return ActionCancel
 	case StatusExecuting, StatusStepExecuting, StatusQualityReview:
-		return "force_cancel"
+		return ActionForceCancel
 	}
 	return ""
 }

@@ -1,79 +1,60 @@
 package workflow
 
 import (
+	"fmt"
+	"svc/eventstore/event"
 	"time"
-
-	"svc/eventstore"
 )
 
-// applyControl folds the events of workflow control; other event types
-// (of later features) are ignored.
-func (w *Workflow) applyControl(e eventstore.Event) error {
-	var err error
-	switch e.Type {
-	case EventStepRequested:
-		var d StepRequested
-		if err = e.Decode(&d); err == nil {
-			w.requested = &d
-			w.status = StatusStepExecuting
+// applyControl folds the events of workflow control.
+func (w *Workflow) applyControl(data event.Data, at time.Time) error {
+	switch d := data.(type) {
+	case StepRequested:
+		w.requested = &d
+		w.status = StatusStepExecuting
+	case StepSkipped:
+		s, err := w.step(d.Step)
+		if err != nil {
+			return err
 		}
-	case EventStepSkipped:
-		var d StepSkipped
-		if err = e.Decode(&d); err == nil {
-			s, serr := w.step(d.Step)
-			if serr != nil {
-				return serr
-			}
-			s.skipped = true
-			w.current = d.Step
-			w.stepEnded()
-		}
-	case EventAborted:
-		var d Aborted
-		err = e.Decode(&d)
+		s.skipped = true
+		w.current = d.Step
+		w.stepEnded()
+	case Aborted:
 		w.aborted = &d
-		w.end(StatusAborted, e)
-	case EventTimedOut:
-		w.end(StatusTimedOut, e)
-	case EventApprovalRequested:
-		var d ApprovalRequested
-		err = e.Decode(&d)
+		w.end(StatusAborted, at)
+	case TimedOut:
+		w.end(StatusTimedOut, at)
+	case ApprovalRequested:
 		w.pending = &d
 		w.status = StatusPendingApproval
-	case EventApproved:
-		var d Decision
-		if err = e.Decode(&d); err == nil {
-			w.passed[d.Gate] = true
-			if d.Notes != "" {
-				w.guidance = append(w.guidance, "Approver notes: "+d.Notes)
-			}
-			w.status = StatusApproved
+	case Approved:
+		w.passed[d.Gate] = true
+		if d.Notes != "" {
+			w.guidance = append(w.guidance, "Approver notes: "+d.Notes)
 		}
-	case EventRejected:
-		var d Decision
-		err = e.Decode(&d)
-		w.rejected = &d
-		w.end(StatusFailed, e)
-	case EventResumed:
-		var d Resumed
-		if err = e.Decode(&d); err == nil {
-			if w.status == StatusPendingApproval && w.pending != nil {
-				w.passed[w.pending.Gate] = true // resuming a paused run passes its gate
-			}
-			if d.RevisionGuidance != "" {
-				w.guidance = append(w.guidance, "Revision guidance: "+d.RevisionGuidance)
-				w.revision = d.RevisionGuidance
-			}
-			w.failed, w.endedAt = nil, time.Time{}
-			w.status = StatusResuming
+		w.status = StatusApproved
+	case Rejected:
+		decision := Decision(d)
+		w.rejected = &decision
+		w.end(StatusFailed, at)
+	case Resumed:
+		if w.status == StatusPendingApproval && w.pending != nil {
+			w.passed[w.pending.Gate] = true // resuming a paused run passes its gate
 		}
-	case EventCancelled:
-		var d Cancelled
-		err = e.Decode(&d)
+		if d.RevisionGuidance != "" {
+			w.guidance = append(w.guidance, "Revision guidance: "+d.RevisionGuidance)
+			w.revision = d.RevisionGuidance
+		}
+		w.failed, w.endedAt = nil, time.Time{}
+		w.status = StatusResuming
+	case Cancelled:
 		w.cancelled = &d
-		w.end(StatusCancelled, e)
+		w.end(StatusCancelled, at)
+	default:
+		return fmt.Errorf("%w: %T is not an event of a workflow stream", event.ErrUnknownType, data)
 	}
-	return err
+	return nil
 }
 
 // stepEnded moves an interactive step back to waiting once its result is
@@ -99,7 +80,7 @@ func (w *Workflow) abandoned() bool {
 	return false
 }
 
-func (w *Workflow) end(status string, e eventstore.Event) {
+func (w *Workflow) end(status string, at time.Time) {
 	w.status = status
-	w.endedAt = e.RecordedAt
+	w.endedAt = at
 }

@@ -43,7 +43,8 @@ type Next struct {
 	Strategy string // for the terminal step: "", compressed, chunked, salvage
 }
 
-// Next decides what a worker does next.
+// Next decides what a worker does next: an action in RunnableStatuses,
+// ActNone in every other status.
 func (w *Workflow) Next() Next {
 	switch w.status {
 	case StatusQueued, StatusApproved, StatusResuming:
@@ -93,7 +94,7 @@ func (w *Workflow) stepNext(i int) Next {
 	n := Next{Action: ActStep, Step: step, Attempt: w.steps[i].started + 1}
 	if step.Kind == KindSynthesis {
 		n.Attempt = w.attempts + 1
-		n.Strategy = []string{"", StrategyCompressed, StrategyChunked, StrategySalvage}[min(w.attempts, 3)]
+		n.Strategy = ladder(n.Attempt)
 	}
 	return n
 }

@@ -15,10 +15,6 @@ const (
 	ExecutionStandard = "standard"
 )
 
-// EventExecutionFellBack records a runtime fallback from direct execution:
-// the worker found, at run start, that the run cannot be direct.
-const EventExecutionFellBack = "ExecutionFellBack"
-
 // Reasons of a runtime fallback.
 const (
 	FallbackServerDisallowed = "server_disallowed"
@@ -31,12 +27,6 @@ const (
 	ScoreValid          = 100
 	ScoreValidNormalise = 90
 )
-
-// ExecutionFellBack is the data of ExecutionFellBack.
-type ExecutionFellBack struct {
-	Reason  string `json:"reason"` // server_disallowed, composition_limit
-	Message string `json:"message"`
-}
 
 // RequestedExecution is preferences.execution as given ("" when absent).
 func (p Planned) RequestedExecution() string {

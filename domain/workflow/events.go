@@ -4,10 +4,14 @@ import (
 	"encoding/json"
 
 	"svc/domain/contract"
+	"svc/eventstore/event"
 )
 
-// Event types of a workflow stream, in the order a run appends them.
+// Event types of a workflow stream, in the order a run appends them. Each
+// names the data type below whose EventType returns it; RegisterEvents
+// lists them all.
 const (
+	EventPlanned          = "WorkflowPlanned"
 	EventQueued           = "WorkflowQueued"
 	EventStarted          = "WorkflowStarted"
 	EventStepStarted      = "StepStarted"
@@ -20,6 +24,42 @@ const (
 	EventFailed           = "WorkflowFailed"
 	EventHalted           = "WorkflowHalted"
 )
+
+// Events of workflow control: interactive steps, approval gates, resume
+// and cancel.
+const (
+	EventStepRequested     = "StepRequested"
+	EventStepSkipped       = "StepSkipped"
+	EventAborted           = "WorkflowAborted"
+	EventTimedOut          = "WorkflowTimedOut"
+	EventApprovalRequested = "ApprovalRequested"
+	EventApproved          = "WorkflowApproved"
+	EventRejected          = "WorkflowRejected"
+	EventResumed           = "WorkflowResumed"
+	EventCancelled         = "WorkflowCancelled"
+)
+
+// EventExecutionFellBack records a runtime fallback from direct execution:
+// the worker found, at run start, that the run cannot be direct.
+const EventExecutionFellBack = "ExecutionFellBack"
+
+// Events of the org-level streams execute appends to.
+const (
+	// EventSlotTaken and EventSlotReleased make the active-workflow stream
+	// of an org (the concurrent limit).
+	EventSlotTaken    = "WorkflowSlotTaken"
+	EventSlotReleased = "WorkflowSlotReleased"
+	// EventTaskSubmitted is appended to the stream of a normalised task
+	// description (the duplicate-task window).
+	EventTaskSubmitted = "TaskSubmitted"
+	// EventFirstRun is the only event of an org's first-run stream: the
+	// workflow that ran free.
+	EventFirstRun = "FirstWorkflowClaimed"
+)
+
+// EventWebhookRegistered is the only event of a webhook registration
+// stream: an org's webhook URL and its signing secret, sealed.
+const EventWebhookRegistered = "WebhookRegistered"
 
 // Step kinds, from the plan.
 const (
@@ -239,3 +279,268 @@ type Halted struct {
 	BlockingIssues []string `json:"blocking_issues"`
 	CreditsSaved   int      `json:"credits_saved_by_halt"`
 }
+
+// Planned is the data of WorkflowPlanned: everything execution needs later.
+type Planned struct {
+	WorkflowID        string          `json:"workflow_id"`
+	OrgID             string          `json:"org_id"`
+	WorkspaceID       string          `json:"workspace_id"`
+	KeyID             string          `json:"key_id,omitempty"`
+	TaskType          string          `json:"task_type"`
+	ValueClass        string          `json:"value_class"`
+	Description       string          `json:"description"`
+	Title             string          `json:"title"`
+	RigorLevel        string          `json:"rigor_level"`
+	TotalSteps        int             `json:"total_steps"`
+	Credits           int             `json:"credits"`
+	Execution         string          `json:"execution"` // "direct" or "standard"
+	ApprovalGates     []int           `json:"approval_gates,omitempty"`
+	Plan              json.RawMessage `json:"plan"`        // the Plan resource as answered
+	Preferences       json.RawMessage `json:"preferences"` // as given
+	AdditionalContext string          `json:"additional_context,omitempty"`
+	// ContextPersisted is false for plans made before plans kept their
+	// context (spec A's legacy_plan_context_unavailable).
+	ContextPersisted bool   `json:"context_persisted"`
+	IntentGroup      string `json:"intent_group,omitempty"` // shared by the workflows of one multi-intent plan
+	// Steps is the sequence as execution needs it (kind, model tier).
+	Steps []PlannedStep `json:"steps,omitempty"`
+	// ContextLess is true when the plan flagged steps that need material
+	// nobody supplied (no connection, no additional context).
+	ContextLess bool `json:"context_less,omitempty"`
+	// Connections are the context servers the plan was given.
+	Connections []Connection `json:"connections,omitempty"`
+}
+
+// StepRequested is the data of StepRequested: an interactive `next`.
+type StepRequested struct {
+	Step     int    `json:"step"`
+	Name     string `json:"name"`
+	Feedback string `json:"feedback,omitempty"`
+}
+
+// StepSkipped is the data of StepSkipped: an interactive `skip`.
+type StepSkipped struct {
+	Step int    `json:"step"`
+	Name string `json:"name"`
+}
+
+// Aborted is the data of WorkflowAborted: an interactive `abort`.
+type Aborted struct {
+	StepsCompleted int `json:"steps_completed"`
+	TotalSteps     int `json:"total_steps"`
+}
+
+// TimedOut is the data of WorkflowTimedOut: an interactive session left
+// idle past its limit.
+type TimedOut struct {
+	IdleSeconds int64 `json:"idle_seconds"`
+}
+
+// ApprovalRequested is the data of ApprovalRequested: a run paused at an
+// approval gate (zero-based Gate, before step Gate+1) with the deliverable
+// so far.
+type ApprovalRequested struct {
+	Gate        int          `json:"gate"`
+	Step        int          `json:"step"`
+	Deliverable *Deliverable `json:"deliverable,omitempty"`
+}
+
+// Decision is the data of WorkflowApproved and WorkflowRejected.
+type Decision struct {
+	Gate    int    `json:"gate"`
+	Notes   string `json:"notes,omitempty"`
+	AgentID string `json:"agent_id"`
+	KeyID   string `json:"key_id,omitempty"`
+}
+
+// Resumed is the data of WorkflowResumed.
+type Resumed struct {
+	From             string `json:"from_status"`
+	FromStep         int    `json:"resuming_from_step"`
+	RevisionGuidance string `json:"revision_guidance,omitempty"`
+	KeyID            string `json:"key_id,omitempty"`
+}
+
+// Cancelled is the data of WorkflowCancelled.
+type Cancelled struct {
+	From  string `json:"previous_status"`
+	Force bool   `json:"force,omitempty"`
+	KeyID string `json:"key_id,omitempty"`
+}
+
+// ExecutionFellBack is the data of ExecutionFellBack.
+type ExecutionFellBack struct {
+	Reason  string `json:"reason"` // server_disallowed, composition_limit
+	Message string `json:"message"`
+}
+
+// Slot is the data of slot events.
+type Slot struct {
+	WorkflowID string `json:"workflow_id"`
+}
+
+// Submitted is the data of TaskSubmitted.
+type Submitted struct {
+	WorkflowID string `json:"workflow_id"`
+}
+
+// WebhookRegistered is the data of EventWebhookRegistered. The secret is
+// created (and shown) by the first execute that names the URL.
+type WebhookRegistered struct {
+	OrgID        string `json:"org_id"`
+	URL          string `json:"url"`
+	SealedSecret string `json:"sealed_secret"`
+}
+
+// ReviewStarted is the data of QualityReviewStarted: the independent
+// review of the deliverable began.
+type ReviewStarted struct{}
+
+// Approved is the data of WorkflowApproved: the gate was passed.
+type Approved Decision
+
+// Rejected is the data of WorkflowRejected: the run ends failed.
+type Rejected Decision
+
+// SlotTaken is the data of WorkflowSlotTaken: a workflow counts toward
+// the org's concurrent limit.
+type SlotTaken Slot
+
+// SlotReleased is the data of WorkflowSlotReleased: it no longer does.
+type SlotReleased Slot
+
+// FirstRunClaimed is the data of FirstWorkflowClaimed: the org's free
+// first workflow.
+type FirstRunClaimed Slot
+
+// EventType implements event.Data.
+func (Planned) EventType() string { return EventPlanned }
+
+// EventType implements event.Data.
+func (Queued) EventType() string { return EventQueued }
+
+// EventType implements event.Data.
+func (Started) EventType() string { return EventStarted }
+
+// EventType implements event.Data.
+func (StepStarted) EventType() string { return EventStepStarted }
+
+// EventType implements event.Data.
+func (StepCompleted) EventType() string { return EventStepCompleted }
+
+// EventType implements event.Data.
+func (StepIncomplete) EventType() string { return EventStepIncomplete }
+
+// EventType implements event.Data.
+func (TerminalRetrying) EventType() string { return EventTerminalRetrying }
+
+// EventType implements event.Data.
+func (ReviewStarted) EventType() string { return EventReviewStarted }
+
+// EventType implements event.Data.
+func (Reviewed) EventType() string { return EventReviewed }
+
+// EventType implements event.Data.
+func (Completed) EventType() string { return EventCompleted }
+
+// EventType implements event.Data.
+func (Failed) EventType() string { return EventFailed }
+
+// EventType implements event.Data.
+func (Halted) EventType() string { return EventHalted }
+
+// EventType implements event.Data.
+func (StepRequested) EventType() string { return EventStepRequested }
+
+// EventType implements event.Data.
+func (StepSkipped) EventType() string { return EventStepSkipped }
+
+// EventType implements event.Data.
+func (Aborted) EventType() string { return EventAborted }
+
+// EventType implements event.Data.
+func (TimedOut) EventType() string { return EventTimedOut }
+
+// EventType implements event.Data.
+func (ApprovalRequested) EventType() string { return EventApprovalRequested }
+
+// EventType implements event.Data.
+func (Approved) EventType() string { return EventApproved }
+
+// EventType implements event.Data.
+func (Rejected) EventType() string { return EventRejected }
+
+// EventType implements event.Data.
+func (Resumed) EventType() string { return EventResumed }
+
+// EventType implements event.Data.
+func (Cancelled) EventType() string { return EventCancelled }
+
+// EventType implements event.Data.
+func (ExecutionFellBack) EventType() string { return EventExecutionFellBack }
+
+// EventType implements event.Data.
+func (SlotTaken) EventType() string { return EventSlotTaken }
+
+// EventType implements event.Data.
+func (SlotReleased) EventType() string { return EventSlotReleased }
+
+// EventType implements event.Data.
+func (Submitted) EventType() string { return EventTaskSubmitted }
+
+// EventType implements event.Data.
+func (FirstRunClaimed) EventType() string { return EventFirstRun }
+
+// EventType implements event.Data.
+func (WebhookRegistered) EventType() string { return EventWebhookRegistered }
+
+// RegisterEvents registers the events of workflow streams and of the
+// org-level streams execution keeps (active slots, task submissions, the
+// free first run, webhook registrations).
+func RegisterEvents(r *event.Registry) {
+	RegisterRunEvents(r)
+	event.Register[SlotTaken](r)
+	event.Register[SlotReleased](r)
+	event.Register[Submitted](r)
+	event.Register[FirstRunClaimed](r)
+	event.Register[WebhookRegistered](r)
+}
+
+// RegisterRunEvents registers the events of a workflow stream alone.
+func RegisterRunEvents(r *event.Registry) {
+	event.Register[Planned](r)
+	event.Register[Queued](r)
+	event.Register[Started](r)
+	event.Register[StepStarted](r)
+	event.Register[StepCompleted](r)
+	event.Register[StepIncomplete](r)
+	event.Register[TerminalRetrying](r)
+	event.Register[ReviewStarted](r)
+	event.Register[Reviewed](r)
+	event.Register[Completed](r)
+	event.Register[Failed](r)
+	event.Register[Halted](r)
+	event.Register[StepRequested](r)
+	event.Register[StepSkipped](r)
+	event.Register[Aborted](r)
+	event.Register[TimedOut](r)
+	event.Register[ApprovalRequested](r)
+	event.Register[Approved](r)
+	event.Register[Rejected](r)
+	event.Register[Resumed](r)
+	event.Register[Cancelled](r)
+	event.Register[ExecutionFellBack](r)
+}
+
+// runEvents decodes the events of a workflow stream; slotEvents those of
+// an active-slots stream.
+var (
+	runEvents  = event.NewRegistry(RegisterRunEvents)
+	slotEvents = event.NewRegistry(func(r *event.Registry) {
+		event.Register[SlotTaken](r)
+		event.Register[SlotReleased](r)
+	})
+)
+
+// RunEventTypes lists the event types of a workflow stream.
+func RunEventTypes() []string { return runEvents.Types() }

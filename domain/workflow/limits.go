@@ -8,24 +8,9 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"svc/eventstore/event"
 	"time"
 	"unicode"
-
-	"svc/eventstore"
-)
-
-// Events of the org-level streams execute appends to.
-const (
-	// EventSlotTaken and EventSlotReleased make the active-workflow stream
-	// of an org (the concurrent limit).
-	EventSlotTaken    = "WorkflowSlotTaken"
-	EventSlotReleased = "WorkflowSlotReleased"
-	// EventTaskSubmitted is appended to the stream of a normalised task
-	// description (the duplicate-task window).
-	EventTaskSubmitted = "TaskSubmitted"
-	// EventFirstRun is the only event of an org's first-run stream: the
-	// workflow that ran free.
-	EventFirstRun = "FirstWorkflowClaimed"
 )
 
 // DuplicateWindow is spec A's duplicate-task window.
@@ -68,16 +53,6 @@ func Normalize(description string) string {
 	return b.String()
 }
 
-// Slot is the data of slot events.
-type Slot struct {
-	WorkflowID string `json:"workflow_id"`
-}
-
-// Submitted is the data of TaskSubmitted.
-type Submitted struct {
-	WorkflowID string `json:"workflow_id"`
-}
-
 // ConcurrentLimit is the number of active workflows a tier allows (0:
 // unlimited).
 func ConcurrentLimit(tier string) int {
@@ -107,21 +82,19 @@ type Slots struct {
 }
 
 // NewSlots is an empty set.
-func NewSlots() *Slots { return &Slots{active: map[string]int64{}, version: eventstore.NewStream} }
+func NewSlots() *Slots { return &Slots{active: map[string]int64{}, version: event.NewStream} }
 
 // Apply folds one slot event.
-func (s *Slots) Apply(e eventstore.Event) error {
-	var d Slot
-	if err := e.Decode(&d); err != nil {
-		return err
+func (s *Slots) Apply(e event.Event) error {
+	data, err := slotEvents.Decode(e)
+	if err != nil {
+		return fmt.Errorf("slots: %w", err)
 	}
-	switch e.Type {
-	case EventSlotTaken:
+	switch d := data.(type) {
+	case SlotTaken:
 		s.active[d.WorkflowID] = e.Version
-	case EventSlotReleased:
+	case SlotReleased:
 		delete(s.active, d.WorkflowID)
-	default:
-		return fmt.Errorf("slots: unexpected event %s", e.Type)
 	}
 	s.version = e.Version
 	return nil
@@ -144,9 +117,18 @@ func (s *Slots) Active() []string {
 func (s *Slots) Holds(id string) bool { _, ok := s.active[id]; return ok }
 
 // Take decides a new slot for workflow id under limit (0: unlimited).
-func (s *Slots) Take(id string, limit int) (Slot, error) {
+func (s *Slots) Take(id string, limit int) (SlotTaken, error) {
 	if limit > 0 && len(s.active) >= limit {
-		return Slot{}, ErrConcurrentLimit
+		return SlotTaken{}, ErrConcurrentLimit
 	}
-	return Slot{WorkflowID: id}, nil
+	return SlotTaken{WorkflowID: id}, nil
+}
+
+// Release decides that workflow id no longer counts toward the limit;
+// false when it holds no slot.
+func (s *Slots) Release(id string) (SlotReleased, bool) {
+	if !s.Holds(id) {
+		return SlotReleased{}, false
+	}
+	return SlotReleased{WorkflowID: id}, true
 }

@@ -7,13 +7,9 @@ package workflow
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"strings"
 )
-
-// EventPlanned starts a workflow stream.
-const EventPlanned = "WorkflowPlanned"
 
 // Statuses of spec A reached so far.
 const (
@@ -36,6 +32,10 @@ func Active(status string) bool {
 	}
 	return false
 }
+
+// RunnableStatuses are the statuses in which a worker still has to move a
+// workflow: Next decides an action in each of them.
+var RunnableStatuses = []string{StatusQueued, StatusExecuting, StatusQualityReview, StatusStepExecuting, StatusApproved, StatusResuming}
 
 // Terminal reports whether nothing more happens to a workflow in status.
 func Terminal(status string) bool {
@@ -65,39 +65,15 @@ func ValidID(id string) bool {
 	return err == nil
 }
 
-// Stream is the stream id of workflow id.
-func Stream(id string) string { return "workflow-" + id }
+// streamPrefix starts the stream id of every workflow.
+const streamPrefix = "workflow-"
 
-// Planned is the data of WorkflowPlanned: everything execution needs later.
-type Planned struct {
-	WorkflowID        string          `json:"workflow_id"`
-	OrgID             string          `json:"org_id"`
-	WorkspaceID       string          `json:"workspace_id"`
-	KeyID             string          `json:"key_id,omitempty"`
-	TaskType          string          `json:"task_type"`
-	ValueClass        string          `json:"value_class"`
-	Description       string          `json:"description"`
-	Title             string          `json:"title"`
-	RigorLevel        string          `json:"rigor_level"`
-	TotalSteps        int             `json:"total_steps"`
-	Credits           int             `json:"credits"`
-	Execution         string          `json:"execution"` // "direct" or "standard"
-	ApprovalGates     []int           `json:"approval_gates,omitempty"`
-	Plan              json.RawMessage `json:"plan"`        // the Plan resource as answered
-	Preferences       json.RawMessage `json:"preferences"` // as given
-	AdditionalContext string          `json:"additional_context,omitempty"`
-	// ContextPersisted is false for plans made before plans kept their
-	// context (spec A's legacy_plan_context_unavailable).
-	ContextPersisted bool   `json:"context_persisted"`
-	IntentGroup      string `json:"intent_group,omitempty"` // shared by the workflows of one multi-intent plan
-	// Steps is the sequence as execution needs it (kind, model tier).
-	Steps []PlannedStep `json:"steps,omitempty"`
-	// ContextLess is true when the plan flagged steps that need material
-	// nobody supplied (no connection, no additional context).
-	ContextLess bool `json:"context_less,omitempty"`
-	// Connections are the context servers the plan was given.
-	Connections []Connection `json:"connections,omitempty"`
-}
+// Stream is the stream id of workflow id.
+func Stream(id string) string { return streamPrefix + id }
+
+// IDOf is the workflow id of a workflow stream id; ok is false for a
+// stream of anything else.
+func IDOf(stream string) (id string, ok bool) { return strings.CutPrefix(stream, streamPrefix) }
 
 // Connection is a context server a plan names.
 type Connection struct {

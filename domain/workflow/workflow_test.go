@@ -7,13 +7,13 @@ import (
 	"time"
 
 	"svc/domain/workflow"
-	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // stream builds a workflow stream from (type, data) pairs.
 type stream struct {
 	t      *testing.T
-	events []eventstore.Event
+	events []event.Event
 }
 
 func (s *stream) add(typ string, data any) *stream {
@@ -21,7 +21,7 @@ func (s *stream) add(typ string, data any) *stream {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	s.events = append(s.events, eventstore.Event{StreamID: "workflow-wr_x", Version: int64(len(s.events)), Type: typ, Data: b,
+	s.events = append(s.events, event.Event{StreamID: "workflow-wr_x", Version: int64(len(s.events)), Type: typ, Data: b,
 		RecordedAt: time.Date(2026, 11, 21, 10, 0, len(s.events), 0, time.UTC)})
 	return s
 }
@@ -256,11 +256,11 @@ func TestCanQueue(t *testing.T) {
 
 func TestSlotsAndLimits(t *testing.T) {
 	sl := workflow.NewSlots()
-	ev := func(v int64, typ, id string) eventstore.Event {
+	ev := func(v int64, typ, id string) event.Event {
 		b, _ := json.Marshal(workflow.Slot{WorkflowID: id})
-		return eventstore.Event{Version: v, Type: typ, Data: b}
+		return event.Event{Version: v, Type: typ, Data: b}
 	}
-	for i, e := range []eventstore.Event{ev(0, workflow.EventSlotTaken, "a"), ev(1, workflow.EventSlotTaken, "b"), ev(2, workflow.EventSlotReleased, "a")} {
+	for i, e := range []event.Event{ev(0, workflow.EventSlotTaken, "a"), ev(1, workflow.EventSlotTaken, "b"), ev(2, workflow.EventSlotReleased, "a")} {
 		if err := sl.Apply(e); err != nil {
 			t.Fatal(i, err)
 		}

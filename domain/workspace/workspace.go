@@ -7,18 +7,6 @@ import (
 	"strings"
 )
 
-// EventCreated starts a workspace stream.
-const EventCreated = "WorkspaceCreated"
-
-// Created is the data of WorkspaceCreated.
-type Created struct {
-	WorkspaceID string `json:"workspace_id"`
-	OrgID       string `json:"org_id"`
-	Name        string `json:"name"`
-	Slug        string `json:"slug"`
-	IsDefault   bool   `json:"is_default"`
-}
-
 // Stream is the stream id of workspace id.
 func Stream(id string) string { return "workspace-" + id }
 

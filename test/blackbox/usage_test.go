@@ -14,6 +14,7 @@ import (
 	"svc/domain/apikey"
 	"svc/domain/credit"
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // usageList requires field to be a JSON array and returns its objects.
@@ -93,13 +94,12 @@ func injectUsage(t *testing.T, s *server, a account, browserCredits int64) strin
 		t.Fatal(err)
 	}
 	id := uuid.NewString()
-	if _, err := store.Append(ctx, apikey.Stream(id), eventstore.NewStream, eventstore.NewEvent{Type: apikey.EventCreated,
-		Metadata: eventstore.Metadata{OrgID: a.OrgID},
+	if _, err := store.Append(ctx, apikey.Stream(id), event.NewStream, event.New{Metadata: event.Metadata{OrgID: a.OrgID},
 		Data: apikey.Created{KeyID: id, OrgID: a.OrgID, WorkspaceID: a.WorkspaceID, Hash: secret.Hash, Prefix: secret.Prefix,
 			Label: "dashboard", Role: apikey.Viewer, CreatedBy: "blackbox"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := commands.NewChargeCreditsHandler(store).Handle(ctx, commands.ChargeCredits{Charge: credit.Charged{
+	if _, err := commands.NewChargeCreditsHandler(commands.NewRepositories(store)).Handle(ctx, commands.ChargeCredits{Charge: credit.Charged{
 		OrgID: a.OrgID, Amount: browserCredits, Reason: "browser_call"}}); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"svc/adapters/llm"
+	"svc/adapters/llm/frameworks"
 )
 
 // answer is the content of a valid answer to call c about task.
@@ -46,7 +47,7 @@ func stepAnswer(c Call, task string) string {
 	if fw == "" {
 		fw = "Analysis"
 	}
-	heads := llm.Headings(fw)
+	heads := frameworks.Headings(fw)
 	if c.Markers["strategy"] == llm.StrategyChunked {
 		heads = chunkOf(heads, c.Markers["chunk"])
 	}

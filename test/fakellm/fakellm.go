@@ -21,7 +21,7 @@ import (
 	"sync"
 	"time"
 
-	"svc/adapters/llm"
+	"svc/adapters/llm/prompt"
 )
 
 // maxKept is how many requests the server remembers.
@@ -64,7 +64,7 @@ type Call struct {
 	Framework     string            // from the markers (step calls)
 	Markers       map[string]string // every [svc:key=value] marker
 	Model         string
-	Messages      []llm.Message
+	Messages      []prompt.Message
 	MaxTokens     int
 	JSONFormat    bool   // response_format json_object was asked for
 	Authorization string // the Authorization header

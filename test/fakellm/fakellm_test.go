@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"svc/adapters/llm"
+	"svc/adapters/llm/frameworks"
+	"svc/adapters/llm/openai"
 	"svc/test/fakellm"
 )
 
@@ -21,7 +23,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 // provider is a fast-retrying client of s.
 func provider(t *testing.T, s *fakellm.Server) llm.Provider {
 	t.Helper()
-	p, err := llm.NewOpenAI(llm.OpenAIConfig{BaseURL: s.URL(), APIKey: "k", Model: "m1", ModelTier2: "m2",
+	p, err := openai.New(openai.Config{BaseURL: s.URL(), APIKey: "k", Model: "m1", ModelTier2: "m2",
 		Timeout: time.Second, MaxAttempts: 3, BackoffBase: time.Millisecond, BackoffMax: 2 * time.Millisecond, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +46,7 @@ func TestAnswersEveryKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _ := llm.ParseStep(resp.Text)
-	if len(out.Sections) != len(llm.Headings("SWOT Analysis")) || out.Sections[0].Heading != "Strengths" || resp.Usage.PromptTokens == 0 {
+	if len(out.Sections) != len(frameworks.Headings("SWOT Analysis")) || out.Sections[0].Heading != "Strengths" || resp.Usage.PromptTokens == 0 {
 		t.Fatalf("step answer %+v, usage %+v", out, resp.Usage)
 	}
 	for _, kind := range []string{llm.KindSynthesis, llm.KindReview, llm.KindEnhance} {
@@ -101,7 +103,7 @@ func TestRules(t *testing.T) {
 	}
 
 	s.AddRule(fakellm.Rule{Match: "kind=synthesis", Delay: time.Second})
-	fast, _ := llm.NewOpenAI(llm.OpenAIConfig{BaseURL: s.URL(), Timeout: 20 * time.Millisecond, MaxAttempts: 1, Logger: quiet})
+	fast, _ := openai.New(openai.Config{BaseURL: s.URL(), Timeout: 20 * time.Millisecond, MaxAttempts: 1, Logger: quiet})
 	if _, err := fast.Complete(ctx, request(llm.KindSynthesis, "")); !errors.Is(err, llm.ErrTimeout) {
 		t.Fatalf("delay rule: %v", err)
 	}

@@ -8,14 +8,14 @@ import (
 	"strings"
 	"time"
 
-	"svc/adapters/llm"
+	"svc/adapters/llm/prompt"
 )
 
 // chatRequest is the part of a chat-completions body the fake reads.
 type chatRequest struct {
-	Model          string        `json:"model"`
-	Messages       []llm.Message `json:"messages"`
-	MaxTokens      int           `json:"max_tokens"`
+	Model          string           `json:"model"`
+	Messages       []prompt.Message `json:"messages"`
+	MaxTokens      int              `json:"max_tokens"`
 	ResponseFormat *struct {
 		Type string `json:"type"`
 	} `json:"response_format"`
@@ -48,7 +48,7 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 	if len(req.Messages) > 0 && req.Messages[0].Role == "system" {
 		system = req.Messages[0].Content
 	}
-	markers := llm.Markers(system)
+	markers := prompt.Markers(system)
 	c := Call{
 		Kind: markers["kind"], Framework: markers["framework"], Markers: markers,
 		Model: req.Model, Messages: req.Messages, MaxTokens: req.MaxTokens,
@@ -115,7 +115,7 @@ func wait(r *http.Request, d time.Duration) bool {
 }
 
 // userTask returns the "## Task" part of the user message, or its start.
-func userTask(msgs []llm.Message) string {
+func userTask(msgs []prompt.Message) string {
 	for _, m := range msgs {
 		if m.Role != "user" {
 			continue

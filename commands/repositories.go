@@ -1,0 +1,62 @@
+package commands
+
+import (
+	"svc/domain/apikey"
+	"svc/domain/credit"
+	"svc/domain/delivery"
+	"svc/domain/org"
+	"svc/domain/workflow"
+	"svc/eventstore"
+)
+
+// cacheSize bounds the folded ledgers and slot sets a process keeps.
+const cacheSize = 50_000
+
+// Repositories are the repositories of the service's aggregates over one
+// store. One value serves every handler and worker of a process, so the
+// fold caches of long streams (ledgers, active slots) are shared.
+type Repositories struct {
+	Store      *eventstore.Store
+	Orgs       *eventstore.Repository[*org.Organization]
+	Keys       *eventstore.Repository[*apikey.Key]
+	Ledgers    *eventstore.Repository[*credit.Ledger]
+	Slots      *eventstore.Repository[*workflow.Slots]
+	Workflows  *eventstore.Repository[*workflow.Workflow]
+	Deliveries *eventstore.Repository[*delivery.Delivery]
+}
+
+// NewRepositories returns the repositories over store.
+func NewRepositories(store *eventstore.Store) *Repositories {
+	if store == nil {
+		panic("commands: nil event store")
+	}
+	return &Repositories{
+		Store: store,
+		Orgs: eventstore.NewRepository(store, eventstore.Kind[*org.Organization]{
+			Stream: org.Stream, New: func(string) *org.Organization { return org.New() }, NotFound: org.ErrNotFound,
+			Owner: (*org.Organization).ID,
+		}),
+		Keys: eventstore.NewRepository(store, eventstore.Kind[*apikey.Key]{
+			Stream: apikey.Stream, New: func(string) *apikey.Key { return apikey.New() }, NotFound: apikey.ErrNotFound,
+			Owner: (*apikey.Key).OrgID,
+		}),
+		// a busy org's ledger grows by a charge per step: a charge should
+		// not re-read all of it
+		Ledgers: eventstore.NewRepository(store, eventstore.Kind[*credit.Ledger]{
+			Stream: credit.Stream, New: credit.New, Owner: (*credit.Ledger).OrgID,
+			Cache: cacheSize, Clone: (*credit.Ledger).Clone,
+		}),
+		Slots: eventstore.NewRepository(store, eventstore.Kind[*workflow.Slots]{
+			Stream: workflow.SlotsStream, New: func(string) *workflow.Slots { return workflow.NewSlots() },
+			Cache: cacheSize, Clone: (*workflow.Slots).Clone,
+		}),
+		Workflows: eventstore.NewRepository(store, eventstore.Kind[*workflow.Workflow]{
+			Stream: workflow.Stream, New: func(string) *workflow.Workflow { return workflow.New() }, NotFound: workflow.ErrNotFound,
+			Valid: workflow.ValidID, Owner: (*workflow.Workflow).OrgID,
+		}),
+		Deliveries: eventstore.NewRepository(store, eventstore.Kind[*delivery.Delivery]{
+			Stream: delivery.Stream, New: func(string) *delivery.Delivery { return delivery.New() }, NotFound: delivery.ErrNotFound,
+			Owner: func(d *delivery.Delivery) string { return d.Scheduled().OrgID },
+		}),
+	}
+}

@@ -1,0 +1,25 @@
+package domain
+
+import (
+	"svc/domain/apikey"
+	"svc/domain/credit"
+	"svc/domain/delivery"
+	"svc/domain/org"
+	"svc/domain/workflow"
+	"svc/domain/workspace"
+	"svc/eventstore/event"
+)
+
+// Events returns a registry of every event type the service stores, from
+// each aggregate's RegisterEvents. Projections and subscribers decode with
+// it; a stored event it does not know is an error, never skipped.
+func Events() *event.Registry {
+	return event.NewRegistry(
+		org.RegisterEvents,
+		apikey.RegisterEvents,
+		workspace.RegisterEvents,
+		credit.RegisterEvents,
+		workflow.RegisterEvents,
+		delivery.RegisterEvents,
+	)
+}

@@ -1,0 +1,65 @@
+package org
+
+import "svc/eventstore/event"
+
+// Event types of the organization stream.
+const (
+	EventCreated       = "OrganizationCreated"
+	EventEmailVerified = "EmailVerified"
+	EventTierChanged   = "TierChanged"
+	// EventEmailReserved is the only event of an email's reservation stream;
+	// appending it to a new stream makes an email belong to one org at most.
+	EventEmailReserved = "EmailReserved"
+)
+
+// Created is the data of OrganizationCreated.
+type Created struct {
+	OrgID       string `json:"org_id"`
+	Name        string `json:"name"`
+	Email       string `json:"email,omitempty"`
+	Tier        Tier   `json:"tier"`
+	WorkspaceID string `json:"workspace_id"`
+	// VerificationHash is the SHA-256 of the emailed verification token.
+	VerificationHash string `json:"verification_hash,omitempty"`
+	ClientIP         string `json:"client_ip,omitempty"`
+}
+
+// EmailVerified is the data of EmailVerified.
+type EmailVerified struct {
+	Email string `json:"email"`
+}
+
+// TierChanged is the data of TierChanged.
+type TierChanged struct {
+	From   Tier   `json:"from"`
+	To     Tier   `json:"to"`
+	Source string `json:"source"` // "operator", "billing", ...
+}
+
+// EmailReserved is the data of EmailReserved.
+type EmailReserved struct {
+	OrgID string `json:"org_id"`
+}
+
+// EventType implements event.Data.
+func (Created) EventType() string { return EventCreated }
+
+// EventType implements event.Data.
+func (EmailVerified) EventType() string { return EventEmailVerified }
+
+// EventType implements event.Data.
+func (TierChanged) EventType() string { return EventTierChanged }
+
+// EventType implements event.Data.
+func (EmailReserved) EventType() string { return EventEmailReserved }
+
+// RegisterEvents registers the events of organization and email
+// reservation streams.
+func RegisterEvents(r *event.Registry) {
+	event.Register[Created](r)
+	event.Register[EmailVerified](r)
+	event.Register[TierChanged](r)
+	event.Register[EmailReserved](r)
+}
+
+var registry = event.NewRegistry(RegisterEvents)

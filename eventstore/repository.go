@@ -1,0 +1,216 @@
+package eventstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"svc/eventstore/event"
+)
+
+// Repository loads one kind of aggregate from its streams and appends the
+// events it decides: the one place that folds an aggregate, checks which
+// organization owns it, retries a lost version race and keeps the fold
+// cache of long streams.
+type Repository[A event.Aggregate] struct {
+	store    *Store
+	stream   func(id string) string
+	blank    func(id string) A
+	owner    func(A) string
+	exists   func(A) bool
+	valid    func(id string) bool
+	notFound error
+	cache    *foldCache[A]
+}
+
+// Kind describes an aggregate to NewRepository.
+type Kind[A event.Aggregate] struct {
+	// Stream is the stream id of aggregate id.
+	Stream func(id string) string
+	// New is aggregate id with no events folded (required).
+	New func(id string) A
+	// NotFound, when set, is the error for an aggregate whose stream is
+	// missing (or, with Exists, that does not exist); when nil, a missing
+	// stream loads as New.
+	NotFound error
+	// Valid, when set, reports whether id has the shape of an id of this
+	// kind; another is NotFound without a read.
+	Valid func(id string) bool
+	// Exists reports whether a folded aggregate exists (default: it has
+	// an event). Streams of another aggregate fold to a non-existent one.
+	Exists func(A) bool
+	// Owner is the organization owning an aggregate; the Owned loads
+	// answer NotFound for another's.
+	Owner func(A) string
+	// Cache, when above zero, keeps up to that many folded aggregates so a
+	// load reads only the events appended since; Clone then copies one.
+	Cache int
+	Clone func(A) A
+}
+
+// NewRepository returns the repository of aggregates of kind k in store.
+func NewRepository[A event.Aggregate](store *Store, k Kind[A]) *Repository[A] {
+	if store == nil || k.Stream == nil || k.New == nil {
+		panic("eventstore: repository without a store, a stream or a constructor")
+	}
+	r := &Repository[A]{store: store, stream: k.Stream, blank: k.New, owner: k.Owner, exists: k.Exists, valid: k.Valid, notFound: k.NotFound}
+	if r.exists == nil {
+		r.exists = func(a A) bool { return a.Version() != event.NewStream }
+	}
+	if k.Cache > 0 {
+		if k.Clone == nil {
+			panic("eventstore: a cached repository needs Clone")
+		}
+		r.cache = newFoldCache(k.Cache, k.New, k.Clone)
+	}
+	return r
+}
+
+// Stream is the stream id of aggregate id.
+func (r *Repository[A]) Stream(id string) string { return r.stream(id) }
+
+// Get loads aggregate id as it stands now.
+func (r *Repository[A]) Get(ctx context.Context, id string) (A, error) {
+	return r.load(ctx, r.store.pool, id)
+}
+
+// GetOwned loads aggregate id of organization orgID; another's is NotFound.
+func (r *Repository[A]) GetOwned(ctx context.Context, orgID, id string) (A, error) {
+	a, err := r.Get(ctx, id)
+	if err != nil {
+		return a, err
+	}
+	return r.own(a, orgID)
+}
+
+// Load loads aggregate id inside tx.
+func (r *Repository[A]) Load(tx *Tx, id string) (A, error) {
+	return r.load(tx.ctx, tx.tx, id)
+}
+
+// LoadOwned loads aggregate id of organization orgID inside tx; another
+// organization's is NotFound.
+func (r *Repository[A]) LoadOwned(tx *Tx, orgID, id string) (A, error) {
+	a, err := r.Load(tx, id)
+	if err != nil {
+		return a, err
+	}
+	return r.own(a, orgID)
+}
+
+// Save appends data to aggregate id's stream at a's version, inside tx;
+// once tx commits, a folds them. A version conflict is an error matching
+// event.ErrConcurrency (Store.Run tries again); Conflict tells whether it
+// was this aggregate's.
+func (r *Repository[A]) Save(tx *Tx, id string, a A, data ...event.Data) (event.Position, error) {
+	if len(data) == 0 {
+		return event.Position{}, nil
+	}
+	stream, from := r.stream(id), a.Version()
+	pos, err := tx.Append(stream, from, data...)
+	if err != nil {
+		return pos, err
+	}
+	tx.afterCommit(func(at time.Time) error {
+		for i, d := range data {
+			if err := a.Apply(event.Recorded(stream, from+1+int64(i), at, d)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return pos, nil
+}
+
+// Conflict reports whether err is a version conflict on aggregate id's
+// stream: another writer moved it first.
+func (r *Repository[A]) Conflict(err error, id string) bool { return event.ConflictOn(err, r.stream(id)) }
+
+// Update loads aggregate id of organization orgID (any organization's when
+// orgID is ""), lets decide choose the events to append, and appends them
+// to its stream alone, at the version it loaded: a lost version race
+// reloads and decides again, at most DefaultAttempts times. Concurrent
+// updates of different aggregates share commits (Store.Append). It returns
+// the aggregate with the events folded and the position of the last one.
+func (r *Repository[A]) Update(ctx context.Context, orgID, id string, decide func(A) ([]event.Data, error)) (A, event.Position, error) {
+	var (
+		out A
+		pos event.Position
+	)
+	meta := event.Metadata{OrgID: orgID}
+	err := Retry(ctx, DefaultAttempts, func() error {
+		a, err := r.Get(ctx, id)
+		if err == nil && orgID != "" {
+			a, err = r.own(a, orgID)
+		}
+		if err != nil {
+			return err
+		}
+		data, err := decide(a)
+		if err != nil || len(data) == 0 {
+			out = a
+			return err
+		}
+		events := make([]event.New, len(data))
+		for i, d := range data {
+			events[i] = event.New{Data: d, Metadata: meta}
+		}
+		stream, from := r.stream(id), a.Version()
+		if pos, err = r.store.Append(ctx, stream, from, events...); err != nil {
+			return err
+		}
+		now := time.Now()
+		for i, d := range data {
+			if err := a.Apply(event.Recorded(stream, from+1+int64(i), now, d)); err != nil {
+				return fmt.Errorf("eventstore: fold after append: %w", err)
+			}
+		}
+		out = a
+		return nil
+	})
+	return out, pos, err
+}
+
+func (r *Repository[A]) load(ctx context.Context, db DB, id string) (A, error) {
+	var (
+		a   A
+		err error
+	)
+	if r.valid != nil && !r.valid(id) && r.notFound != nil {
+		return a, r.notFound
+	}
+	stream := r.stream(id)
+	if r.cache != nil {
+		a, err = r.cache.load(ctx, db, id, stream)
+	} else {
+		a = r.blank(id)
+		var events []event.Event
+		if events, err = ReadStream(ctx, db, stream, 0); err == nil {
+			for _, e := range events {
+				if err = a.Apply(e); err != nil {
+					break
+				}
+			}
+		}
+	}
+	if err != nil {
+		var zero A
+		return zero, fmt.Errorf("load %s: %w", stream, err)
+	}
+	if r.notFound != nil && !r.exists(a) {
+		var zero A
+		return zero, r.notFound
+	}
+	return a, nil
+}
+
+func (r *Repository[A]) own(a A, orgID string) (A, error) {
+	if r.owner != nil && r.owner(a) != orgID {
+		var zero A
+		if r.notFound != nil {
+			return zero, r.notFound
+		}
+		return zero, fmt.Errorf("eventstore: aggregate of another organization")
+	}
+	return a, nil
+}

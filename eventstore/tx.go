@@ -1,0 +1,106 @@
+package eventstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"svc/eventstore/event"
+)
+
+// DefaultAttempts bounds the tries of a transaction that lost a version race
+// (Store.Run). A hot credit ledger (many steps of one org charging at once)
+// is the contended case; each retry waits a little longer, with jitter.
+const DefaultAttempts = 32
+
+// TxOptions tune Store.Run.
+type TxOptions struct {
+	// Attempts bounds the tries when a version conflict rolls the
+	// transaction back (default DefaultAttempts; 1 tries once).
+	Attempts int
+	// Async commits without waiting for the WAL flush (synchronous_commit
+	// off): for writes whose loss in a database crash only repeats work.
+	Async bool
+	// Metadata is given to every event appended, under what the context
+	// carries (its OrgID names the organization the events are about).
+	Metadata event.Metadata
+}
+
+// Tx is one command's transaction: it loads aggregates through their
+// repositories and appends what they decided. Once it commits, every
+// aggregate saved in it folds the events it appended, without reading them
+// back.
+type Tx struct {
+	ctx   context.Context
+	store *Store
+	tx    pgx.Tx
+	meta  event.Metadata
+	last  event.Position
+	folds []func(at time.Time) error
+}
+
+// Context is the context the transaction runs under.
+func (t *Tx) Context() context.Context { return t.ctx }
+
+// DB is the underlying transaction, for statements beyond events (locks).
+func (t *Tx) DB() pgx.Tx { return t.tx }
+
+// Store is the store the transaction appends to.
+func (t *Tx) Store() *Store { return t.store }
+
+// Append appends data to stream at expected (event.NewStream, event.AnyVersion
+// or the version of its last event) and returns the position of the last
+// event appended.
+func (t *Tx) Append(stream string, expected int64, data ...event.Data) (event.Position, error) {
+	events := make([]event.New, len(data))
+	for i, d := range data {
+		events[i] = event.New{Data: d, Metadata: t.meta}
+	}
+	pos, err := t.store.AppendTx(t.ctx, t.tx, stream, expected, events...)
+	if err == nil && t.last.Less(pos) {
+		t.last = pos
+	}
+	return pos, err
+}
+
+// afterCommit runs fold once the transaction has committed.
+func (t *Tx) afterCommit(fold func(at time.Time) error) { t.folds = append(t.folds, fold) }
+
+// Run runs fn in a transaction and commits it; when a version conflict
+// rolls it back, fn runs again from the start (reloading what it loads), at
+// most opts.Attempts times. It returns the position of the last event
+// appended (zero when none was). Subscribers are told after the commit.
+func (s *Store) Run(ctx context.Context, opts TxOptions, fn func(*Tx) error) (event.Position, error) {
+	if opts.Attempts <= 0 {
+		opts.Attempts = DefaultAttempts
+	}
+	meta := opts.Metadata.Or(event.MetadataFrom(ctx))
+	var t *Tx
+	err := Retry(ctx, opts.Attempts, func() error {
+		t = &Tx{ctx: ctx, store: s, meta: meta}
+		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			t.tx = tx
+			if opts.Async {
+				if _, err := tx.Exec(ctx, "SET LOCAL synchronous_commit = off"); err != nil {
+					return err
+				}
+			}
+			return fn(t)
+		})
+	})
+	if err != nil {
+		return event.Position{}, err
+	}
+	if !t.last.IsZero() {
+		s.notify()
+	}
+	now := time.Now()
+	for _, fold := range t.folds {
+		if err := fold(now); err != nil {
+			return t.last, fmt.Errorf("eventstore: fold after commit: %w", err)
+		}
+	}
+	return t.last, nil
+}
