@@ -5,7 +5,12 @@ GO      ?= go
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: build run test vet bench clean
+# golangci-lint, pinned; installed into bin/ from the Go module proxy when
+# missing or of another version (.golangci.yml holds the rules).
+GOLANGCI_VERSION := 2.15.0
+GOLANGCI         := bin/golangci-lint
+
+.PHONY: build run test vet lint tools bench clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/svc ./cmd/svc
@@ -16,10 +21,19 @@ run: build
 vet:
 	$(GO) vet ./...
 
+tools:
+	@$(GOLANGCI) version 2>/dev/null | grep -q "version $(GOLANGCI_VERSION) " || { \
+		echo "installing golangci-lint v$(GOLANGCI_VERSION) into bin/"; \
+		GOBIN=$(CURDIR)/bin $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v$(GOLANGCI_VERSION); }
+
+# The architecture's import rules (depguard), unused code and staticcheck.
+lint: tools
+	$(GOLANGCI) run ./...
+
 # Every package gets its own database, so packages run in parallel. The
 # event store's tests hold transactions open on purpose (late commits), and
 # the snapshot xmin they hold back is server-wide, so they run first, alone.
-test: vet
+test: vet lint
 	$(GO) test -race -count=1 -timeout 10m ./eventstore
 	$(GO) test -race -count=1 -timeout 15m $$($(GO) list ./... | grep -v '/eventstore$$')
 

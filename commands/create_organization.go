@@ -6,10 +6,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net/url"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
+	"svc/adapters/mail"
 	"svc/domain/apikey"
 	"svc/domain/credit"
 	"svc/domain/org"
@@ -42,15 +46,51 @@ type OrganizationCreated struct {
 }
 
 // CreateOrganizationHandler handles CreateOrganization.
-type CreateOrganizationHandler struct{ repos *Repositories }
+type CreateOrganizationHandler struct {
+	repos *Repositories
+	mail  *verificationMail // nil: no mail is sent
+}
 
-// NewCreateOrganizationHandler returns a handler over repos.
-func NewCreateOrganizationHandler(repos *Repositories) CreateOrganizationHandler {
-	return CreateOrganizationHandler{repos: must(repos)}
+// SignupOption configures a CreateOrganizationHandler.
+type SignupOption func(*CreateOrganizationHandler)
+
+// verificationMailTimeout bounds the sending of one verification mail.
+const verificationMailTimeout = 30 * time.Second
+
+// verificationMail is how a signup with an email mails its link.
+type verificationMail struct {
+	sender  mail.Sender
+	baseURL string
+	pending *Background
+	log     *slog.Logger
+}
+
+// WithVerificationMail mails the verification link of a signup with an
+// email through sender, once the signup has committed. The link is under
+// baseURL; the sending runs in pending (the process waits for it at
+// shutdown), bounded by 30 seconds, and a failure is logged to log.
+func WithVerificationMail(sender mail.Sender, baseURL string, pending *Background, log *slog.Logger) SignupOption {
+	if sender == nil || pending == nil || log == nil {
+		panic("commands: nil verification mail dependency")
+	}
+	return func(h *CreateOrganizationHandler) {
+		h.mail = &verificationMail{sender: sender, baseURL: baseURL, pending: pending, log: log}
+	}
+}
+
+// NewCreateOrganizationHandler returns a handler over repos (sending no
+// mail unless WithVerificationMail says how).
+func NewCreateOrganizationHandler(repos *Repositories, opts ...SignupOption) CreateOrganizationHandler {
+	h := CreateOrganizationHandler{repos: must(repos)}
+	for _, o := range opts {
+		o(&h)
+	}
+	return h
 }
 
 // Handle appends the organization, its email reservation, workspace, key and
-// signup grant in one transaction: all of them or none.
+// signup grant in one transaction: all of them or none. After the commit
+// the verification link goes out in the background (WithVerificationMail).
 func (h CreateOrganizationHandler) Handle(ctx context.Context, cmd CreateOrganization) (OrganizationCreated, error) {
 	orgID, wsID, keyID := uuid.NewString(), uuid.NewString(), uuid.NewString()
 	var token string
@@ -106,6 +146,28 @@ func (h CreateOrganizationHandler) Handle(ctx context.Context, cmd CreateOrganiz
 	if err != nil {
 		return OrganizationCreated{}, fmt.Errorf("create organization: %w", err)
 	}
+	if token != "" && h.mail != nil {
+		h.mail.send(created.Email, token)
+	}
 	return OrganizationCreated{OrgID: orgID, WorkspaceID: wsID, KeyID: keyID, Key: secret, Email: created.Email, VerificationToken: token,
 		Credits: grant.Amount, Position: pos}, nil
+}
+
+// send mails the verification link with token to the address to, in the
+// background.
+func (m *verificationMail) send(to, token string) {
+	link := m.baseURL + "/api/keys/verify-email?token=" + url.QueryEscape(token)
+	msg := mail.Message{
+		To:      to,
+		Subject: "Verify your email to get 2,500 more credits",
+		Body: "Welcome!\n\nOpen this link to verify your email address and receive 2,500 more credits:\n\n" +
+			link + "\n\nIf you did not create an API key, ignore this message.\n",
+	}
+	m.pending.Go(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), verificationMailTimeout)
+		defer cancel()
+		if err := m.sender.Send(ctx, msg); err != nil {
+			m.log.Error("verification mail not sent", "to", to, "error", err)
+		}
+	})
 }

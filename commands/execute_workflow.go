@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"svc/adapters/webhook"
 	"svc/domain/credit"
 	"svc/domain/planning"
 	"svc/domain/workflow"
@@ -77,6 +78,35 @@ func (e *ConcurrentLimitError) Error() string {
 // Unwrap makes errors.Is(err, workflow.ErrConcurrentLimit) hold.
 func (e *ConcurrentLimitError) Unwrap() error { return workflow.ErrConcurrentLimit }
 
+// DeliveryError refuses an execute's delivery: Code is spec A's code
+// (webhook_url_required, webhook_url_https or webhook_url_invalid) and
+// Field the request field it is about (delivery.webhook_url).
+type DeliveryError struct {
+	Code  string
+	Field string
+	Err   error
+}
+
+// Error names the field and why it was refused.
+func (e *DeliveryError) Error() string { return e.Field + ": " + e.Err.Error() }
+
+// Unwrap returns the cause (one of adapters/webhook's URL errors).
+func (e *DeliveryError) Unwrap() error { return e.Err }
+
+// ValidateDelivery checks an execute's delivery: a webhook delivery needs
+// an absolute https URL of at most 2,048 bytes, without user information.
+// A refusal is a *DeliveryError. The host is not resolved here: private
+// addresses are refused when a delivery connects.
+func ValidateDelivery(d workflow.Delivery) error {
+	if d.Method != "webhook" {
+		return nil
+	}
+	if err := webhook.ValidateURL(d.WebhookURL); err != nil {
+		return &DeliveryError{Code: webhook.Code(err), Field: "delivery.webhook_url", Err: err}
+	}
+	return nil
+}
+
 // ErrForeignWorkflow is a stored workflow of another organization.
 var ErrForeignWorkflow = errors.New("workflow belongs to another organization")
 
@@ -103,11 +133,14 @@ func NewExecuteWorkflowHandler(repos *Repositories, planner PlanWorkflowHandler,
 	return ExecuteWorkflowHandler{repos: must(repos), planner: planner, sealer: sealer, newSecret: newSecret, now: time.Now}
 }
 
-// Handle plans a fresh execute, then checks the limits and appends, in one
-// transaction: the plan (for a fresh execute), WorkflowQueued, the task's
-// duplicate marker, the active slot, the free first run and the webhook
-// registration.
+// Handle validates the delivery (ValidateDelivery), plans a fresh execute,
+// then checks the limits and appends, in one transaction: the plan (for a
+// fresh execute), WorkflowQueued, the task's duplicate marker, the active
+// slot, the free first run and the webhook registration.
 func (h ExecuteWorkflowHandler) Handle(ctx context.Context, cmd ExecuteWorkflow) (WorkflowQueued, error) {
+	if err := ValidateDelivery(cmd.Delivery); err != nil {
+		return WorkflowQueued{}, err
+	}
 	var fresh *workflow.Planned
 	var plan *planning.Plan
 	if cmd.Plan != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"svc/commands/jobs"
 	"svc/domain/workflow"
 	"svc/eventstore"
 	"svc/eventstore/event"
@@ -82,10 +83,5 @@ func (h ResumeWorkflowHandler) Handle(ctx context.Context, cmd ResumeWorkflow) (
 // leased reports whether a worker holds a live lease on workflow id (the
 // workflow is being run, not stalled).
 func leased(tx *eventstore.Tx, id string) (bool, error) {
-	var held bool
-	err := tx.DB().QueryRow(tx.Context(), `SELECT EXISTS (SELECT 1 FROM workflow_leases WHERE workflow_id = $1 AND expires_at > now())`, id).Scan(&held)
-	if err != nil {
-		return false, fmt.Errorf("read lease: %w", err)
-	}
-	return held, nil
+	return jobs.Held(tx.Context(), tx.DB(), jobs.KindWorkflow, id)
 }

@@ -7,7 +7,6 @@ import (
 
 	"svc/commands"
 	"svc/domain/workflow"
-	"svc/projections"
 )
 
 type actionsBody struct {
@@ -31,7 +30,7 @@ func (s *Server) workflowActions(w http.ResponseWriter, r *http.Request) error {
 		return newError(http.StatusBadRequest, "invalid_action", "action must be cancel.")
 	}
 	p, _ := principalOf(r.Context())
-	res, err := s.cancelWorkflows.Handle(r.Context(), commands.CancelWorkflows{OrgID: p.OrgID, KeyID: p.KeyID,
+	res, err := s.commands.CancelWorkflows.Handle(r.Context(), commands.CancelWorkflows{OrgID: p.OrgID, KeyID: p.KeyID,
 		IDs: body.WorkflowIDs, Force: body.Force, Confirm: body.Confirm})
 	switch {
 	case errors.Is(err, commands.ErrNoWorkflowIDs):
@@ -42,38 +41,81 @@ func (s *Server) workflowActions(w http.ResponseWriter, r *http.Request) error {
 	case err != nil:
 		return &wrapped{errInternal, err}
 	}
-	skipped := make([]map[string]any, 0, len(res.Skipped))
+	skipped := make([]skippedWorkflow, 0, len(res.Skipped))
 	for _, c := range res.Skipped {
-		skipped = append(skipped, map[string]any{"workflow_id": c.WorkflowID, "reason": c.Reason})
+		skipped = append(skipped, skippedWorkflow{WorkflowID: c.WorkflowID, Reason: c.Reason})
 	}
-	out := map[string]any{"ok": true, "request_id": requestID(r.Context())}
 	if !body.Confirm {
-		affected := make([]map[string]any, 0, len(res.Affected))
+		affected := make([]affectedWorkflow, 0, len(res.Affected))
 		for _, c := range res.Affected {
-			affected = append(affected, map[string]any{"workflow_id": c.WorkflowID, "current_status": c.Status, "action": c.Action})
+			affected = append(affected, affectedWorkflow{WorkflowID: c.WorkflowID, CurrentStatus: c.Status, Action: c.Action})
 		}
-		out["preview"], out["affected"], out["would_skip"] = true, affected, skipped
-		out["message"] = strconv.Itoa(len(affected)) + " workflow(s) would be cancelled and " + strconv.Itoa(len(skipped)) +
-			" skipped; send confirm: true to cancel."
-		writeJSON(w, http.StatusOK, out)
+		writeJSON(w, http.StatusOK, cancelPreviewResponse{OK: true, RequestID: requestID(r.Context()), Preview: true,
+			Affected: affected, WouldSkip: skipped,
+			Message: strconv.Itoa(len(affected)) + " workflow(s) would be cancelled and " + strconv.Itoa(len(skipped)) +
+				" skipped; send confirm: true to cancel."})
 		return nil
 	}
-	succeeded := make([]map[string]any, 0, len(res.Succeeded))
+	succeeded := make([]cancelledWorkflow, 0, len(res.Succeeded))
 	for _, c := range res.Succeeded {
-		succeeded = append(succeeded, map[string]any{"workflow_id": c.WorkflowID, "previous_status": c.Status, "new_status": workflow.StatusCancelled})
+		succeeded = append(succeeded, cancelledWorkflow{WorkflowID: c.WorkflowID, PreviousStatus: c.Status, NewStatus: workflow.StatusCancelled})
 	}
-	failed := make([]map[string]any, 0, len(res.Failed))
+	failed := make([]skippedWorkflow, 0, len(res.Failed))
 	for _, c := range res.Failed {
-		failed = append(failed, map[string]any{"workflow_id": c.WorkflowID, "reason": c.Reason})
+		failed = append(failed, skippedWorkflow{WorkflowID: c.WorkflowID, Reason: c.Reason})
 	}
 	s.waitFor(r.Context(), res.Position, "workflows")
-	out["credits_used"] = 0
-	out["credits_remaining"] = nil
-	if b, err := projections.Balance(r.Context(), s.store.Pool(), p.OrgID); err == nil {
-		out["credits_remaining"] = b.Balance
+	out := cancelResponse{OK: true, metered: metered{RequestID: requestID(r.Context())},
+		Results: cancelResults{Succeeded: succeeded, Failed: failed, Skipped: skipped},
+		Message: strconv.Itoa(len(succeeded)) + " cancelled, " + strconv.Itoa(len(skipped)) + " skipped, " + strconv.Itoa(len(failed)) + " failed."}
+	if b, err := s.queries.Balance(r.Context(), p.OrgID); err == nil {
+		out.CreditsRemaining = &b.Balance
 	}
-	out["results"] = map[string]any{"succeeded": succeeded, "failed": failed, "skipped": skipped}
-	out["message"] = strconv.Itoa(len(succeeded)) + " cancelled, " + strconv.Itoa(len(skipped)) + " skipped, " + strconv.Itoa(len(failed)) + " failed."
 	writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// cancelPreviewResponse is the answer of a bulk cancel without confirm.
+type cancelPreviewResponse struct {
+	OK        bool               `json:"ok"`
+	RequestID string             `json:"request_id"`
+	Preview   bool               `json:"preview"`
+	Affected  []affectedWorkflow `json:"affected"`
+	WouldSkip []skippedWorkflow  `json:"would_skip"`
+	Message   string             `json:"message"`
+}
+
+// cancelResponse is the answer of a confirmed bulk cancel.
+type cancelResponse struct {
+	OK bool `json:"ok"`
+	metered
+	Results cancelResults `json:"results"`
+	Message string        `json:"message"`
+}
+
+// cancelResults sorts a bulk cancel's workflows by outcome.
+type cancelResults struct {
+	Succeeded []cancelledWorkflow `json:"succeeded"`
+	Failed    []skippedWorkflow   `json:"failed"`
+	Skipped   []skippedWorkflow   `json:"skipped"`
+}
+
+// affectedWorkflow is a workflow a bulk cancel would cancel.
+type affectedWorkflow struct {
+	WorkflowID    string `json:"workflow_id"`
+	CurrentStatus string `json:"current_status"`
+	Action        string `json:"action"`
+}
+
+// cancelledWorkflow is a workflow a bulk cancel cancelled.
+type cancelledWorkflow struct {
+	WorkflowID     string `json:"workflow_id"`
+	PreviousStatus string `json:"previous_status"`
+	NewStatus      string `json:"new_status"`
+}
+
+// skippedWorkflow is a workflow a bulk cancel left alone, and why.
+type skippedWorkflow struct {
+	WorkflowID string `json:"workflow_id"`
+	Reason     string `json:"reason"`
 }

@@ -89,7 +89,7 @@ func (s *Server) principal(ctx context.Context, raw string) (*projections.Princi
 	if p, ok := s.keys.get(hash); ok {
 		return p, nil
 	}
-	p, err := projections.PrincipalByHash(ctx, s.store.Pool(), hash)
+	p, err := s.queries.Principal(ctx, hash)
 	if errors.Is(err, projections.ErrNotFound) {
 		return nil, nil
 	}
@@ -132,7 +132,7 @@ func (s *Server) perMinute(w http.ResponseWriter, r *http.Request, key string, l
 		"Rate limit of "+strconv.Itoa(limit)+" requests per minute for "+who+" reached.").
 		withFix("Wait retry_after seconds before retrying.").
 		withDetail("limit", limit).withDetail("window_seconds", 60).withDetail("retry_after", secs).
-		withFlat("retry_after", secs)
+		withRetryAfterField(secs)
 }
 
 func retrySeconds(d time.Duration) int {

@@ -7,21 +7,38 @@ import (
 	"svc/projections"
 )
 
+// metered are the fields spec A puts on its listing and utility answers
+// (and spec B on balance and key checks): request_id, credits_used (0:
+// the call was free) and credits_remaining (null when the balance could
+// not be read).
+type metered struct {
+	RequestID        string `json:"request_id"`
+	CreditsUsed      int64  `json:"credits_used"`
+	CreditsRemaining *int64 `json:"credits_remaining"`
+}
+
+// free is metered for a free call, with the balance known.
+func free(requestID string, balance int64) metered {
+	return metered{RequestID: requestID, CreditsRemaining: &balance}
+}
+
+// balanceResponse is the answer of GET /api/billing/balance.
+type balanceResponse struct {
+	Balance int64  `json:"balance"`
+	OrgID   string `json:"org_id"`
+	metered
+	FallbackBehavior string `json:"fallback_behavior"`
+}
+
 // balance is GET /api/billing/balance.
 func (s *Server) balance(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	p, _ := principalOf(ctx)
-	b, err := projections.Balance(ctx, s.store.Pool(), p.OrgID)
+	b, err := s.queries.Balance(ctx, p.OrgID)
 	if err != nil && !errors.Is(err, projections.ErrNotFound) {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"balance":           b.Balance,
-		"org_id":            p.OrgID,
-		"request_id":        requestID(ctx),
-		"credits_used":      0,
-		"credits_remaining": b.Balance,
-		"fallback_behavior": "none",
-	})
+	writeJSON(w, http.StatusOK, balanceResponse{Balance: b.Balance, OrgID: p.OrgID, metered: free(requestID(ctx), b.Balance),
+		FallbackBehavior: "none"})
 	return nil
 }

@@ -22,12 +22,21 @@ var endpoints = []endpoint{
 // docs is GET /docs: an index of the API. The full contract is the
 // specification documents shipped with the service.
 func (s *Server) docs(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, map[string]any{
-		"service":        "svc",
-		"version":        s.cfg.Version,
-		"authentication": "Send your API key in the x-api-key header. Authorization: Bearer is not read.",
-		"errors":         "Errors answer {error:{code, message, request_id, fix?, details?}}; quote request_id to support.",
-		"endpoints":      endpoints,
+	writeJSON(w, http.StatusOK, docsResponse{
+		Service:        "svc",
+		Version:        s.cfg.Version,
+		Authentication: "Send your API key in the x-api-key header. Authorization: Bearer is not read.",
+		Errors:         "Errors answer {error:{code, message, request_id, fix?, details?}}; quote request_id to support.",
+		Endpoints:      endpoints,
 	})
 	return nil
+}
+
+// docsResponse is the answer of GET /docs.
+type docsResponse struct {
+	Service        string     `json:"service"`
+	Version        string     `json:"version"`
+	Authentication string     `json:"authentication"`
+	Errors         string     `json:"errors"`
+	Endpoints      []endpoint `json:"endpoints"`
 }

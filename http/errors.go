@@ -8,16 +8,18 @@ import (
 )
 
 // apiError is an error answer in the specification's envelope:
-// {error:{code, message, request_id, fix?, docs?, details?}} plus, for a few
-// platform answers, flat fields beside "error".
+// {error:{code, message, request_id, fix?, details?}} plus, for the rate
+// limits, retry_after or retry_after_seconds beside "error".
 type apiError struct {
 	Status  int
 	Code    string
 	Message string
 	Fix     string
 	Details map[string]any
-	Flat    map[string]any
-	Headers map[string]string
+	// RetryAfter and RetryAfterSeconds are the flat fields of a refusal
+	// by a rate limit (spec A's and spec B's names); nil when absent.
+	RetryAfter, RetryAfterSeconds *int
+	Headers                       map[string]string
 }
 
 func (e *apiError) Error() string { return e.Code + ": " + e.Message }
@@ -36,13 +38,11 @@ func (e *apiError) withDetail(k string, v any) *apiError {
 	return e
 }
 
-func (e *apiError) withFlat(k string, v any) *apiError {
-	if e.Flat == nil {
-		e.Flat = map[string]any{}
-	}
-	e.Flat[k] = v
-	return e
-}
+// withRetryAfterField adds spec A's flat retry_after, in seconds.
+func (e *apiError) withRetryAfterField(secs int) *apiError { e.RetryAfter = &secs; return e }
+
+// withRetryAfterSeconds adds spec B's flat retry_after_seconds.
+func (e *apiError) withRetryAfterSeconds(secs int) *apiError { e.RetryAfterSeconds = &secs; return e }
 
 // withRetryAfter adds spec A's retry_after (flat) and the Retry-After
 // header.
@@ -51,7 +51,7 @@ func (e *apiError) withRetryAfter(secs int) *apiError {
 		e.Headers = map[string]string{}
 	}
 	e.Headers["Retry-After"] = strconv.Itoa(secs)
-	return e.withFlat("retry_after", secs)
+	return e.withRetryAfterField(secs)
 }
 
 func errWorkflowNotFound(id string) *apiError {
@@ -81,19 +81,26 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	for k, v := range ae.Headers {
 		w.Header().Set(k, v)
 	}
-	body := map[string]any{}
-	for k, v := range ae.Flat {
-		body[k] = v
-	}
-	env := map[string]any{"code": ae.Code, "message": ae.Message, "request_id": requestID(r.Context())}
-	if ae.Fix != "" {
-		env["fix"] = ae.Fix
-	}
-	if len(ae.Details) > 0 {
-		env["details"] = ae.Details
-	}
-	body["error"] = env
-	writeJSON(w, ae.Status, body)
+	writeJSON(w, ae.Status, errorResponse{
+		Error:      errorEnvelope{Code: ae.Code, Message: ae.Message, RequestID: requestID(r.Context()), Fix: ae.Fix, Details: ae.Details},
+		RetryAfter: ae.RetryAfter, RetryAfterSeconds: ae.RetryAfterSeconds,
+	})
+}
+
+// errorResponse is the body of an error answer.
+type errorResponse struct {
+	Error             errorEnvelope `json:"error"`
+	RetryAfter        *int          `json:"retry_after,omitempty"`
+	RetryAfterSeconds *int          `json:"retry_after_seconds,omitempty"`
+}
+
+// errorEnvelope is the error object; details' keys vary by code.
+type errorEnvelope struct {
+	Code      string         `json:"code"`
+	Message   string         `json:"message"`
+	RequestID string         `json:"request_id"`
+	Fix       string         `json:"fix,omitempty"`
+	Details   map[string]any `json:"details,omitempty"`
 }
 
 func writeJSON(w http.ResponseWriter, status int, body any) {

@@ -2,16 +2,13 @@ package httpapi
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"golang.org/x/text/language"
 
-	"svc/adapters/webhook"
 	"svc/commands"
 	"svc/domain/planning"
 	"svc/domain/workflow"
@@ -47,7 +44,7 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request) error {
 		// a reconnecting SSE client: replay, never a second run
 		id, marker, _ := strings.Cut(last, ":")
 		p, _ := principalOf(r.Context())
-		if _, err := s.loadWorkflow(r.Context(), p.OrgID, id); err != nil {
+		if _, err := s.queries.Workflow(r.Context(), p.OrgID, id); err != nil {
 			return newError(http.StatusNotFound, "not_found", "Last-Event-ID names no workflow of your organization.")
 		}
 		return s.stream(w, r, id, marker)
@@ -56,14 +53,14 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeBody(w, r, &body, false); err != nil {
 		return err
 	}
-	cmd, fresh, err := s.executeCommand(r, &body)
+	cmd, err := s.executeCommand(r, &body)
 	if err != nil {
 		return err
 	}
 	if err := s.dailyExecutes(r, cmd.OrgID, cmd.Tier); err != nil {
 		return err
 	}
-	res, err := s.executeWorkflow.Handle(r.Context(), cmd)
+	res, err := s.commands.ExecuteWorkflow.Handle(r.Context(), cmd)
 	if err != nil {
 		return executeError(err)
 	}
@@ -77,55 +74,76 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, http.StatusOK, interactiveStarted(res))
 		return nil
 	}
-	var plan any = res.Planned.Plan
-	if fresh {
-		plan = res.Plan
-	}
-	out := map[string]any{"ok": true, "workflow_id": id, "status": workflow.StatusQueued,
-		"task_type": res.Planned.TaskType, "value_class": res.Planned.ValueClass, "plan": plan,
-		"estimated_credits": res.Planned.Credits, "poll_url": s.cfg.BaseURL + "/api/rigor/status/" + id,
-		"delivery_mode": cmd.Delivery.Method, "available_modes": []string{"sse", "polling", "webhook", "interactive"},
-		"free": res.Queued.Free}
-	if len(res.Queued.Warnings) > 0 {
-		out["warnings"] = res.Queued.Warnings
-	}
+	out := executeResponse{runQueued: newRunQueued(res, workflow.StatusQueued, cmd.Delivery.Method), TaskType: res.Planned.TaskType,
+		ValueClass: res.Planned.ValueClass, Plan: res.Planned.Plan, EstimatedCredits: res.Planned.Credits, PollURL: s.pollURL(id)}
 	if cmd.Delivery.Method == "webhook" {
-		out["webhook_url"] = cmd.Delivery.WebhookURL
-		out["webhook_status"] = "registered"
-		if res.WebhookSecret != "" {
-			out["webhook_secret"] = res.WebhookSecret
-		}
+		out.WebhookURL, out.WebhookStatus, out.WebhookSecret = cmd.Delivery.WebhookURL, "registered", res.WebhookSecret
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 
-// executeCommand validates the body and builds the command; for a fresh
-// execute it also plans (the plan is returned for the response).
-func (s *Server) executeCommand(r *http.Request, body *executeBody) (commands.ExecuteWorkflow, bool, error) {
+// runQueued is what both of execute's JSON answers (polling or webhook,
+// interactive) say about the queued run.
+type runQueued struct {
+	OK             bool               `json:"ok"`
+	WorkflowID     string             `json:"workflow_id"`
+	Status         string             `json:"status"`
+	DeliveryMode   string             `json:"delivery_mode"`
+	AvailableModes []string           `json:"available_modes"`
+	Free           bool               `json:"free"`
+	Warnings       []workflow.Warning `json:"warnings,omitempty"`
+}
+
+func newRunQueued(res commands.WorkflowQueued, status, deliveryMode string) runQueued {
+	return runQueued{OK: true, WorkflowID: res.Planned.WorkflowID, Status: status, DeliveryMode: deliveryMode,
+		AvailableModes: []string{"sse", "polling", "webhook", "interactive"}, Free: res.Queued.Free, Warnings: res.Queued.Warnings}
+}
+
+// executeResponse is the answer of POST /api/rigor/execute delivered by
+// polling or webhook; the webhook fields are set for a webhook delivery
+// (the secret only by the execute that registered the URL).
+type executeResponse struct {
+	runQueued
+	TaskType         string          `json:"task_type"`
+	ValueClass       string          `json:"value_class"`
+	Plan             json.RawMessage `json:"plan"` // the Plan resource as planned
+	EstimatedCredits int             `json:"estimated_credits"`
+	PollURL          string          `json:"poll_url"`
+	WebhookURL       string          `json:"webhook_url,omitempty"`
+	WebhookStatus    string          `json:"webhook_status,omitempty"`
+	WebhookSecret    string          `json:"webhook_secret,omitempty"`
+}
+
+// pollURL is the status URL of workflow id.
+func (s *Server) pollURL(id string) string { return s.cfg.BaseURL + "/api/rigor/status/" + id }
+
+// executeCommand validates the body and builds the command; a fresh
+// execute (no workflow_id) carries the plan command too.
+func (s *Server) executeCommand(r *http.Request, body *executeBody) (commands.ExecuteWorkflow, error) {
 	p, _ := principalOf(r.Context())
 	cmd := commands.ExecuteWorkflow{OrgID: p.OrgID, KeyID: p.KeyID, Tier: string(p.Tier), Delivery: workflow.Delivery{Method: "sse"}}
 	switch body.Mode {
 	case "", "full":
 	case workflow.ModeInteractive:
 		if !p.Tier.IsPaid() {
-			return cmd, false, newError(http.StatusForbidden, "tier_required", "Interactive mode needs the Pro tier or above.").
+			return cmd, newError(http.StatusForbidden, "tier_required", "Interactive mode needs the Pro tier or above.").
 				withFix("Upgrade the organization's tier, or execute with mode full.").withDetail("required_tier", "pro")
 		}
 		cmd.Mode = workflow.ModeInteractive
 	default:
-		return cmd, false, errInvalidField("mode", "must be full or interactive")
+		return cmd, errInvalidField("mode", "must be full or interactive")
 	}
 	if len(body.WorkflowIDs) > 0 {
-		return cmd, false, errInvalidField("workflow_ids", "workflow_ids is not available on this server yet")
+		return cmd, errInvalidField("workflow_ids", "workflow_ids is not available on this server yet")
 	}
 	if err := chainFields(body, &cmd); err != nil {
-		return cmd, false, err
+		return cmd, err
 	}
 	if body.Language != "" {
 		tag, err := language.Parse(body.Language)
 		if err != nil {
-			return cmd, false, newError(http.StatusBadRequest, "invalid_language", "language "+strconv.Quote(body.Language)+" is not a BCP 47 code.").
+			return cmd, newError(http.StatusBadRequest, "invalid_language", "language "+strconv.Quote(body.Language)+" is not a BCP 47 code.").
 				withFix("Use a code such as en, de, pt-BR or zh-Hant.")
 		}
 		cmd.Language = tag.String()
@@ -136,13 +154,12 @@ func (s *Server) executeCommand(r *http.Request, body *executeBody) (commands.Ex
 		case "polling":
 			cmd.Delivery.Method = "polling"
 		case "webhook":
-			if err := webhook.ValidateURL(d.WebhookURL); err != nil {
-				return cmd, false, newError(http.StatusBadRequest, webhook.Code(err), "delivery.webhook_url: "+err.Error()).
-					withFix("Webhook delivery needs an absolute https:// URL in delivery.webhook_url.")
-			}
 			cmd.Delivery = workflow.Delivery{Method: "webhook", WebhookURL: d.WebhookURL}
+			if err := commands.ValidateDelivery(cmd.Delivery); err != nil {
+				return cmd, executeError(err)
+			}
 		default:
-			return cmd, false, errInvalidField("delivery.method", "must be sse, polling or webhook")
+			return cmd, errInvalidField("delivery.method", "must be sse, polling or webhook")
 		}
 	}
 	if cmd.Mode == workflow.ModeInteractive {
@@ -155,17 +172,17 @@ func (s *Server) executeCommand(r *http.Request, body *executeBody) (commands.Ex
 	}
 	if body.WorkflowID != nil {
 		if !workflow.ValidID(*body.WorkflowID) {
-			return cmd, false, errWorkflowNotFound(*body.WorkflowID)
+			return cmd, errWorkflowNotFound(*body.WorkflowID)
 		}
 		cmd.WorkflowID = *body.WorkflowID
-		return cmd, false, nil
+		return cmd, nil
 	}
 	if body.TaskDescription == nil {
-		return cmd, false, errMissingField("task_description").withFix("Pass workflow_id of a stored plan, or task_description to plan and run in one call.")
+		return cmd, errMissingField("task_description").withFix("Pass workflow_id of a stored plan, or task_description to plan and run in one call.")
 	}
 	prefs, perr := decodePreferences(body.Preferences)
 	if perr != nil {
-		return cmd, false, perr
+		return cmd, perr
 	}
 	req := planning.Request{Description: *body.TaskDescription, Preferences: prefs, Connections: body.Connections, SingleIntent: true}
 	if body.TaskType != nil {
@@ -175,71 +192,7 @@ func (s *Server) executeCommand(r *http.Request, body *executeBody) (commands.Ex
 		req.AdditionalContext = *cmd.Context
 	}
 	cmd.Plan = &commands.PlanWorkflow{OrgID: p.OrgID, WorkspaceID: p.WorkspaceID, KeyID: p.KeyID, Request: req, RawPreferences: body.Preferences}
-	return cmd, true, nil
-}
-
-// dailyExecutes applies the per-org daily execute limit (UTC day). Like the
-// per-minute limit it degrades open when the store fails.
-func (s *Server) dailyExecutes(r *http.Request, orgID, tier string) error {
-	now := time.Now().UTC()
-	limit := workflow.DailyLimit(tier)
-	d, err := s.limiter.Allow(r.Context(), "execute-day:"+orgID+":"+now.Format("2006-01-02"), limit, 24*time.Hour)
-	if err != nil {
-		s.log.Warn("daily execute limit unavailable; letting the request through", "error", err)
-		return nil
-	}
-	if d.Allowed {
-		return nil
-	}
-	retry := int(now.Truncate(24*time.Hour).Add(24*time.Hour).Sub(now).Seconds()) + 1
-	return newError(http.StatusTooManyRequests, "rate_limit_exceeded", "The organization has used its executes for today (UTC).").
-		withFix("Retry after midnight UTC.").withDetail("limit", limit).withDetail("retry_after", retry).withRetryAfter(retry)
-}
-
-// executeError maps the command's refusals to spec A's codes.
-func executeError(err error) error {
-	var (
-		dup     *commands.DuplicateTaskError
-		limit   *commands.ConcurrentLimitError
-		credits *commands.InsufficientCreditsError
-	)
-	if e := chainError(err); e != nil {
-		return e
-	}
-	var (
-		vague *planning.VagueError
-		field *planning.FieldError
-	)
-	switch {
-	case errors.Is(err, planning.ErrInvalidDescription), errors.As(err, &vague), errors.As(err, &field):
-		return planError(err) // a fresh execute's plan
-	case errors.Is(err, workflow.ErrNotFound):
-		return newError(http.StatusNotFound, "not_found", "No such workflow in your organization.")
-	case errors.Is(err, commands.ErrForeignWorkflow):
-		return newError(http.StatusForbidden, "forbidden", "The workflow belongs to another organization.")
-	case errors.Is(err, workflow.ErrNoPlan):
-		return newError(http.StatusBadRequest, "no_plan", "The workflow has no plan to execute.").withFix("Plan it first with POST /api/rigor/plan.")
-	case errors.Is(err, workflow.ErrHasProgress):
-		return newError(http.StatusConflict, "workflow_has_progress", "The workflow already has step results.").withFix("Use POST /api/rigor/resume.")
-	case errors.Is(err, workflow.ErrNotQueueable):
-		return newError(http.StatusConflict, "invalid_status", "The workflow was already executed.").withFix("Poll its status, or plan again.")
-	case errors.As(err, &dup):
-		return newError(http.StatusConflict, "duplicate_task", "The same task was submitted in the last 5 minutes.").
-			withFix("Poll the existing workflow, or change the description.").withDetail("existing_workflow_id", dup.ExistingID)
-	case errors.As(err, &limit):
-		active := limit.Active
-		if active == nil {
-			active = []string{}
-		}
-		return newError(http.StatusTooManyRequests, "concurrent_limit_exceeded", "The organization's active workflows are at its tier's limit.").
-			withFix("Wait for a workflow to finish, or upgrade the tier.").
-			withDetail("active_count", len(active)).withDetail("limit", limit.Limit).withDetail("active_workflows", active)
-	case errors.As(err, &credits):
-		return newError(http.StatusPaymentRequired, "insufficient_credits", "The balance does not cover the plan's estimate.").
-			withFix("Top up credits, or plan with a lower rigor_level or fewer frameworks.").
-			withDetail("required_credits", credits.Required).withDetail("balance", credits.Balance)
-	}
-	return &wrapped{newError(http.StatusInternalServerError, "queue_failed", "The workflow could not be queued; nothing was charged. Retry, and quote the request_id if it persists."), err}
+	return cmd, nil
 }
 
 func truncateRunes(s string, n int) string {

@@ -8,17 +8,17 @@ import (
 	"testing"
 	"time"
 
-	"svc/adapters/ratelimit"
 	"svc/domain/apikey"
+	httpapi "svc/http"
 )
 
 // dailySpent is a limiter whose daily execute budget is used up; every
 // other window is the in-memory limiter's.
-type dailySpent struct{ ratelimit.Limiter }
+type dailySpent struct{ httpapi.Limiter }
 
-func (d dailySpent) Allow(ctx context.Context, key string, limit int, window time.Duration) (ratelimit.Decision, error) {
+func (d dailySpent) Allow(ctx context.Context, key string, limit int, window time.Duration) (httpapi.LimitDecision, error) {
 	if strings.HasPrefix(key, "execute-day:") {
-		return ratelimit.Decision{Limit: limit, RetryAfter: time.Hour}, nil
+		return httpapi.LimitDecision{Limit: limit, RetryAfter: time.Hour}, nil
 	}
 	return d.Limiter.Allow(ctx, key, limit, window)
 }
@@ -27,7 +27,7 @@ func (d dailySpent) Allow(ctx context.Context, key string, limit int, window tim
 // rate_limit_exceeded with retry_after (seconds to midnight UTC) and
 // Retry-After, and queues nothing.
 func TestDailyExecuteLimit(t *testing.T) {
-	f := newFixture(t, dailySpent{ratelimit.NewMemory()}, nil)
+	f := newFixture(t, dailySpent{memoryLimiter()}, nil)
 	f.start(t)
 	key, orgID := keyWithRole(t, apikey.Owner)
 	waitKey(t, f, key)

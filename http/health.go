@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"time"
 )
@@ -9,9 +10,38 @@ import (
 // healthTimeout bounds each dependency check.
 const healthTimeout = 2 * time.Second
 
-type check struct {
+// healthResponse is the answer of GET /api/health.
+type healthResponse struct {
+	Status    string                 `json:"status"`
+	Timestamp string                 `json:"timestamp"`
+	Services  services               `json:"services"`
+	Products  map[string]healthCheck `json:"products"` // by product name
+	Version   string                 `json:"version"`
+}
+
+// services are the checked dependencies.
+type services struct {
+	Database healthCheck `json:"database"`
+	Cache    healthCheck `json:"cache"`
+}
+
+// healthCheck is the state of a dependency or product: "ok", or an object
+// saying what is wrong.
+type healthCheck struct {
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
+}
+
+// healthy is the check of a dependency or product that works.
+var healthy = healthCheck{Status: "ok"}
+
+// MarshalJSON answers "ok" for a working dependency, else the object.
+func (c healthCheck) MarshalJSON() ([]byte, error) {
+	if c == healthy {
+		return []byte(`"ok"`), nil
+	}
+	type object healthCheck // without this method
+	return json.Marshal(object(c))
 }
 
 // health is GET /api/health: the database and the cache are checked for
@@ -20,33 +50,28 @@ type check struct {
 func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
 	defer cancel()
-	dbErr := s.store.Pool().Ping(ctx)
+	dbErr := s.queries.Ping(ctx)
 	cacheErr := s.limiter.Ping(ctx)
 
 	status, code := "ok", http.StatusOK
-	services := map[string]any{"database": "ok", "cache": "ok"}
-	var product any = "ok"
+	checks := services{Database: healthy, Cache: healthy}
+	product := healthy
 	if cacheErr != nil {
 		status = "degraded"
-		services["cache"] = check{Status: "degraded", Error: "cache unreachable; rate limits degrade open"}
+		checks.Cache = healthCheck{Status: "degraded", Error: "cache unreachable; rate limits degrade open"}
 		s.log.WarnContext(ctx, "health: cache check failed", "error", cacheErr)
 	}
 	if dbErr != nil {
 		status, code = "down", http.StatusServiceUnavailable
-		services["database"] = check{Status: "down", Error: "database unreachable"}
+		checks.Database = healthCheck{Status: "down", Error: "database unreachable"}
 		s.log.ErrorContext(ctx, "health: database check failed", "error", dbErr)
-		product = check{Status: "down", Error: "database unavailable"}
+		product = healthCheck{Status: "down", Error: "database unavailable"}
 	}
-	products := map[string]any{}
+	products := map[string]healthCheck{}
 	for name := range Products {
 		products[name] = product
 	}
-	writeJSON(w, code, map[string]any{
-		"status":    status,
-		"timestamp": time.Now().UTC().Format(time.RFC3339Nano),
-		"services":  services,
-		"products":  products,
-		"version":   s.cfg.Version,
-	})
+	writeJSON(w, code, healthResponse{Status: status, Timestamp: time.Now().UTC().Format(time.RFC3339Nano),
+		Services: checks, Products: products, Version: s.cfg.Version})
 	return nil
 }

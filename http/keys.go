@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"svc/adapters/mail"
 	"svc/commands"
 	"svc/domain/credit"
 	"svc/domain/org"
@@ -65,7 +63,7 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
-	res, err := s.createOrg.Handle(ctx, cmd)
+	res, err := s.commands.CreateOrganization.Handle(ctx, cmd) // mails the verification link
 	switch {
 	case errors.Is(err, org.ErrDuplicateEmail):
 		return newError(http.StatusConflict, "duplicate_email", "An organization with this email already exists.").
@@ -79,42 +77,73 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request) error {
 		return newError(http.StatusInternalServerError, "db_error", "The organization could not be created. Retry, and quote the request_id if it persists.")
 	}
 	s.waitFor(ctx, res.Position, "keys", "organizations", "billing", "workspaces")
-	if res.VerificationToken != "" {
-		s.sendVerification(res.Email, res.VerificationToken)
-	}
 
 	message := "Store this key now: it is shown only once."
 	if res.Email != "" {
 		message += " We sent a verification link to " + res.Email + "; verifying grants " + strconv.Itoa(credit.EmailVerificationGrant) + " more credits."
 	}
-	base := s.cfg.BaseURL
-	tomorrow := time.Now().UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
-	writeJSON(w, http.StatusCreated, map[string]any{
-		"org_id":         res.OrgID,
-		"key_id":         res.KeyID,
-		"key":            res.Key.Raw,
-		"api_key":        res.Key.Raw,
-		"prefix":         res.Key.Prefix,
-		"message":        message,
-		"workspace_id":   res.WorkspaceID,
-		"email_verified": false,
-		"credits":        res.Credits,
-		"quickstart": map[string]string{
-			"balance": "curl -s " + base + "/api/billing/balance -H 'x-api-key: " + res.Key.Raw + "'",
-			"verify":  "curl -s " + base + "/api/keys/verify -H 'x-api-key: " + res.Key.Raw + "'",
-			"plan":    "curl -s -X POST " + base + "/api/rigor/plan -H 'x-api-key: " + res.Key.Raw + "' -H 'content-type: application/json' -d '{\"task_description\":\"compare our pricing with three competitors\"}'",
-		},
-		"docs":     base + "/docs",
-		"products": Products,
-		"free_tier": map[string]any{
-			"calls_remaining": dailyExecutes,
-			"resets_at":       tomorrow.Format(time.RFC3339),
-			"note":            "Free tier: 1 concurrent workflow and 1,000 executions per UTC day; planning is free; your first workflow is on us.",
-		},
-		"rate_limit": map[string]any{"requests_per_minute": perMinute, "scope": "organization", "window": "sliding 60 seconds"},
-		"request_id": requestID(ctx),
-	})
+	writeJSON(w, http.StatusCreated, s.signupResponse(res, message, requestID(ctx)))
 	return nil
+}
+
+// signupResponse is the answer of POST /api/keys.
+type signupResponse struct {
+	OrgID         string            `json:"org_id"`
+	KeyID         string            `json:"key_id"`
+	Key           string            `json:"key"`
+	APIKey        string            `json:"api_key"`
+	Prefix        string            `json:"prefix"`
+	Message       string            `json:"message"`
+	WorkspaceID   string            `json:"workspace_id"`
+	EmailVerified bool              `json:"email_verified"`
+	Credits       int64             `json:"credits"`
+	Quickstart    quickstart        `json:"quickstart"`
+	Docs          string            `json:"docs"`
+	Products      map[string]string `json:"products"`
+	FreeTier      freeTier          `json:"free_tier"`
+	RateLimit     rateLimitInfo     `json:"rate_limit"`
+	RequestID     string            `json:"request_id"`
+}
+
+// quickstart are the first calls to try with a new key, as curl lines.
+type quickstart struct {
+	Balance string `json:"balance"`
+	Verify  string `json:"verify"`
+	Plan    string `json:"plan"`
+}
+
+// freeTier describes the free tier's allowance.
+type freeTier struct {
+	CallsRemaining int    `json:"calls_remaining"`
+	ResetsAt       string `json:"resets_at"`
+	Note           string `json:"note"`
+}
+
+// rateLimitInfo describes the per-minute limit of workflow routes.
+type rateLimitInfo struct {
+	RequestsPerMinute int    `json:"requests_per_minute"`
+	Scope             string `json:"scope"`
+	Window            string `json:"window"`
+}
+
+func (s *Server) signupResponse(res commands.OrganizationCreated, message, reqID string) signupResponse {
+	base, key := s.cfg.BaseURL, res.Key.Raw
+	tomorrow := time.Now().UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
+	return signupResponse{
+		OrgID: res.OrgID, KeyID: res.KeyID, Key: key, APIKey: key, Prefix: res.Key.Prefix, Message: message,
+		WorkspaceID: res.WorkspaceID, Credits: res.Credits,
+		Quickstart: quickstart{
+			Balance: "curl -s " + base + "/api/billing/balance -H 'x-api-key: " + key + "'",
+			Verify:  "curl -s " + base + "/api/keys/verify -H 'x-api-key: " + key + "'",
+			Plan:    "curl -s -X POST " + base + "/api/rigor/plan -H 'x-api-key: " + key + "' -H 'content-type: application/json' -d '{\"task_description\":\"compare our pricing with three competitors\"}'",
+		},
+		Docs:     base + "/docs",
+		Products: Products,
+		FreeTier: freeTier{CallsRemaining: dailyExecutes, ResetsAt: tomorrow.Format(time.RFC3339),
+			Note: "Free tier: 1 concurrent workflow and 1,000 executions per UTC day; planning is free; your first workflow is on us."},
+		RateLimit: rateLimitInfo{RequestsPerMinute: perMinute, Scope: "organization", Window: "sliding 60 seconds"},
+		RequestID: reqID,
+	}
 }
 
 // allowSignup applies the per-IP signup limit; it degrades open.
@@ -129,26 +158,7 @@ func (s *Server) allowSignup(ctx context.Context) error {
 	}
 	secs := int(signupWindow / time.Second)
 	return newError(http.StatusTooManyRequests, "rate_limited", "At most 3 keys can be created per IP address in 24 hours.").
-		withDetail("retry_after_seconds", secs).withFlat("retry_after_seconds", secs)
-}
-
-func (s *Server) sendVerification(to, token string) {
-	link := s.cfg.BaseURL + "/api/keys/verify-email?token=" + url.QueryEscape(token)
-	msg := mail.Message{
-		To:      to,
-		Subject: "Verify your email to get 2,500 more credits",
-		Body: "Welcome!\n\nOpen this link to verify your email address and receive 2,500 more credits:\n\n" +
-			link + "\n\nIf you did not create an API key, ignore this message.\n",
-	}
-	s.mailing.Add(1)
-	go func() {
-		defer s.mailing.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := s.mail.Send(ctx, msg); err != nil {
-			s.log.Error("verification mail not sent", "to", to, "error", err)
-		}
-	}()
+		withDetail("retry_after_seconds", secs).withRetryAfterSeconds(secs)
 }
 
 // verifyEmailLink is GET /api/keys/verify-email?token=..., the link mailed at
@@ -160,7 +170,7 @@ func (s *Server) verifyEmailLink(w http.ResponseWriter, r *http.Request) error {
 		return errMissingField("token")
 	}
 	ctx := r.Context()
-	res, err := s.verifyEmail.Handle(ctx, commands.VerifyEmail{Token: token})
+	res, err := s.commands.VerifyEmail.Handle(ctx, commands.VerifyEmail{Token: token})
 	if errors.Is(err, org.ErrInvalidToken) {
 		return newError(http.StatusBadRequest, "invalid_token", "This verification link is not valid.").
 			withFix("Open the link exactly as it was mailed to you.")
@@ -169,32 +179,38 @@ func (s *Server) verifyEmailLink(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	s.waitFor(ctx, res.Position, "organizations", "billing")
-	bal, err := projections.Balance(ctx, s.store.Pool(), res.OrgID)
+	bal, err := s.queries.Balance(ctx, res.OrgID)
 	if err != nil && !errors.Is(err, projections.ErrNotFound) {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"ok":               true,
-		"org_id":           res.OrgID,
-		"email_verified":   true,
-		"already_verified": res.AlreadyVerified,
-		"credits_granted":  res.Granted,
-		"balance":          bal.Balance,
-		"request_id":       requestID(ctx),
-	})
+	writeJSON(w, http.StatusOK, emailVerifiedResponse{OK: true, OrgID: res.OrgID, EmailVerified: true, AlreadyVerified: res.AlreadyVerified,
+		CreditsGranted: res.Granted, Balance: bal.Balance, RequestID: requestID(ctx)})
 	return nil
+}
+
+// emailVerifiedResponse is the answer of GET /api/keys/verify-email.
+type emailVerifiedResponse struct {
+	OK              bool   `json:"ok"`
+	OrgID           string `json:"org_id"`
+	EmailVerified   bool   `json:"email_verified"`
+	AlreadyVerified bool   `json:"already_verified"`
+	CreditsGranted  int64  `json:"credits_granted"`
+	Balance         int64  `json:"balance"`
+	RequestID       string `json:"request_id"`
+}
+
+// keyCheckResponse is the answer of GET /api/keys/verify.
+type keyCheckResponse struct {
+	OrgID  string `json:"org_id"`
+	IsPaid bool   `json:"is_paid"`
+	metered
+	FallbackBehavior string `json:"fallback_behavior"`
 }
 
 // verifyKey is GET /api/keys/verify.
 func (s *Server) verifyKey(w http.ResponseWriter, r *http.Request) error {
 	p, _ := principalOf(r.Context())
-	writeJSON(w, http.StatusOK, map[string]any{
-		"org_id":            p.OrgID,
-		"is_paid":           p.Tier.IsPaid(),
-		"request_id":        requestID(r.Context()),
-		"credits_used":      0,
-		"credits_remaining": 0,
-		"fallback_behavior": "none",
-	})
+	writeJSON(w, http.StatusOK, keyCheckResponse{OrgID: p.OrgID, IsPaid: p.Tier.IsPaid(), metered: free(requestID(r.Context()), 0),
+		FallbackBehavior: "none"})
 	return nil
 }

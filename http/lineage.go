@@ -9,7 +9,6 @@ import (
 	"github.com/gorilla/mux"
 
 	"svc/domain/workflow"
-	"svc/projections"
 )
 
 // lineageEntry is an entry of lineage's chain.
@@ -31,18 +30,7 @@ func (s *Server) lineage(w http.ResponseWriter, r *http.Request) error {
 		return errMissingField("workflow_id").withFix("Call GET /api/rigor/lineage/{workflow_id}.")
 	}
 	p, _ := principalOf(r.Context())
-	// one query for the chain the read model holds; a link it has not
-	// caught up with yet is read from its stream
-	known, err := projections.Chain(r.Context(), s.store.Pool(), p.OrgID, id, workflow.MaxChainDepth+1)
-	if err != nil {
-		return err
-	}
-	views, err := workflow.Lineage(id, func(id string) (workflow.View, error) {
-		if v, ok := known[id]; ok {
-			return v, nil
-		}
-		return s.workflowView(r.Context(), p.OrgID, id)
-	})
+	views, err := s.queries.Lineage(r.Context(), p.OrgID, id)
 	switch {
 	case errors.Is(err, workflow.ErrChainDepth):
 		return newError(http.StatusUnprocessableEntity, "chain_depth_exceeded", "The chain of this workflow has more than 10 links.").
@@ -58,6 +46,14 @@ func (s *Server) lineage(w http.ResponseWriter, r *http.Request) error {
 		chain[i] = lineageEntry{WorkflowID: v.WorkflowID, Status: v.Status, TaskType: v.TaskType, TotalSteps: v.TotalSteps, CreatedAt: v.CreatedAt}
 		total += v.TotalSteps
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "chain": chain, "total_steps": total, "chain_depth": len(chain)})
+	writeJSON(w, http.StatusOK, lineageResponse{OK: true, Chain: chain, TotalSteps: total, ChainDepth: len(chain)})
 	return nil
+}
+
+// lineageResponse is the answer of GET /api/rigor/lineage/{workflow_id}.
+type lineageResponse struct {
+	OK         bool           `json:"ok"`
+	Chain      []lineageEntry `json:"chain"`
+	TotalSteps int            `json:"total_steps"`
+	ChainDepth int            `json:"chain_depth"`
 }

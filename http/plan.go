@@ -12,7 +12,6 @@ import (
 
 	"svc/commands"
 	"svc/domain/planning"
-	"svc/projections"
 )
 
 var planFields = map[string]bool{"task_description": true, "task_type": true, "available_mcp_connections": true, "preferences": true, "context": true}
@@ -129,7 +128,7 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request) error {
 	if body.Context != nil {
 		req.AdditionalContext = body.Context.AdditionalContext
 	}
-	res, err := s.planWorkflow.Handle(ctx, commands.PlanWorkflow{OrgID: p.OrgID, WorkspaceID: p.WorkspaceID, KeyID: p.KeyID,
+	res, err := s.commands.PlanWorkflow.Handle(ctx, commands.PlanWorkflow{OrgID: p.OrgID, WorkspaceID: p.WorkspaceID, KeyID: p.KeyID,
 		Request: req, RawPreferences: body.Preferences})
 	if err != nil {
 		return planError(err)
@@ -137,45 +136,60 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request) error {
 	// No wait for the projection: status reads a workflow the projection
 	// has not reached yet from its stream.
 
-	var warnings []planning.Warning
+	warnings := []planning.Warning{}
 	for _, k := range unknown {
 		warnings = append(warnings, planning.Warning{Code: "unknown_field",
 			Message:    fmt.Sprintf("Unrecognised field %q was not used.", k),
 			Suggestion: "Check the spelling; the plan request takes task_description, task_type, available_mcp_connections, preferences and context."})
 	}
-	out := map[string]any{"ok": true, "generated_title": res.Result.Title}
 	if len(res.Result.Plans) == 1 {
 		plan := res.Result.Plans[0]
 		plan.Warnings = append(warnings, plan.Warnings...)
-		out["plan"] = plan
-	} else {
-		credits := 0
-		for _, pl := range res.Result.Plans {
-			credits += pl.Cost.Credits
-		}
-		if warnings == nil {
-			warnings = []planning.Warning{}
-		}
-		out["plan"] = map[string]any{
-			"plans":         res.Result.Plans,
-			"total_cost":    map[string]any{"credits": credits, "usd": float64(credits) / 1000},
-			"intent_groups": res.Result.Groups,
-			"info":          []string{fmt.Sprintf("The description holds %d independent intents: one workflow each.", len(res.Result.Plans))},
-			"warnings":      warnings,
-		}
+		writeJSON(w, http.StatusOK, planResponse{OK: true, GeneratedTitle: res.Result.Title, Plan: plan})
+		return nil
 	}
-	writeJSON(w, http.StatusOK, out)
+	credits := 0
+	for _, pl := range res.Result.Plans {
+		credits += pl.Cost.Credits
+	}
+	writeJSON(w, http.StatusOK, multiPlanResponse{OK: true, GeneratedTitle: res.Result.Title, Plan: intentPlans{
+		Plans:        res.Result.Plans,
+		TotalCost:    planCost{Credits: credits, USD: float64(credits) / 1000},
+		IntentGroups: res.Result.Groups,
+		Info:         []string{fmt.Sprintf("The description holds %d independent intents: one workflow each.", len(res.Result.Plans))},
+		Warnings:     warnings,
+	}})
 	return nil
 }
 
-// CostRatio is the execution history of a task type, for cost.range:
-// read from the task_costs read model.
-func (s *Server) CostRatio(ctx context.Context, taskType string) (float64, float64, bool, error) {
-	c, ok, err := projections.TaskCost(ctx, s.store.Pool(), taskType)
-	if err != nil {
-		s.log.WarnContext(ctx, "cost history unavailable", "error", err)
-	}
-	return c.Min, c.Max, ok, err
+// planResponse is the answer of POST /api/rigor/plan for one intent.
+type planResponse struct {
+	OK             bool          `json:"ok"`
+	GeneratedTitle string        `json:"generated_title"`
+	Plan           planning.Plan `json:"plan"`
+}
+
+// multiPlanResponse is the answer of POST /api/rigor/plan for a
+// description of several intents: one plan (and workflow) each.
+type multiPlanResponse struct {
+	OK             bool        `json:"ok"`
+	GeneratedTitle string      `json:"generated_title"`
+	Plan           intentPlans `json:"plan"`
+}
+
+// intentPlans are the plans of a multi-intent description.
+type intentPlans struct {
+	Plans        []planning.Plan        `json:"plans"`
+	TotalCost    planCost               `json:"total_cost"`
+	IntentGroups []planning.IntentGroup `json:"intent_groups"`
+	Info         []string               `json:"info"`
+	Warnings     []planning.Warning     `json:"warnings"`
+}
+
+// planCost is a cost in credits and US dollars.
+type planCost struct {
+	Credits int     `json:"credits"`
+	USD     float64 `json:"usd"`
 }
 
 func planError(err error) error {

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"svc/adapters/mail"
-	"svc/adapters/ratelimit"
 	"svc/domain/apikey"
 	httpapi "svc/http"
 	"svc/projections"
@@ -24,9 +22,8 @@ func TestPlanTimeout(t *testing.T) {
 	waitKey(t, f, key)
 
 	runner := projections.NewRunner(store, quiet, projections.All())
-	sender, _ := mail.Open("", "a@b.co", quiet)
 	slow := httpapi.New(httpapi.Config{BaseURL: "http://test", Version: "test", PlanTimeout: time.Nanosecond},
-		httpapi.Deps{Store: store, Runner: runner, Limiter: ratelimit.NewMemory(), Mail: sender, Log: quiet})
+		testDeps(t, store, runner, memoryLimiter()))
 	ts := httptest.NewServer(slow.Handler())
 	defer ts.Close()
 

@@ -4,23 +4,39 @@ import (
 	"errors"
 	"net/http"
 
-	"svc/adapters/llm"
 	"svc/commands"
 	"svc/domain/catalog"
-	"svc/domain/credit"
 	"svc/domain/enhance"
-	"svc/projections"
 )
+
+// taskTypesResponse is the answer of GET /api/rigor/task-types.
+type taskTypesResponse struct {
+	TaskTypes []taskTypeEntry `json:"task_types"`
+}
+
+// taskTypeEntry is a task type as task-types lists it.
+type taskTypeEntry struct {
+	ID         string           `json:"id"`
+	Label      string           `json:"label"`
+	Shape      string           `json:"shape"`
+	Capability string           `json:"capability"`
+	Category   catalog.Category `json:"category"`
+}
 
 // taskTypes is GET /api/rigor/task-types.
 func (s *Server) taskTypes(w http.ResponseWriter, r *http.Request) error {
-	types := s.planner.Catalog().TaskTypes()
-	out := make([]map[string]any, 0, len(types))
+	types := s.catalog.TaskTypes()
+	out := make([]taskTypeEntry, 0, len(types))
 	for _, t := range types {
-		out = append(out, map[string]any{"id": t.ID, "label": t.Label, "shape": t.Shape, "capability": t.Capability, "category": t.Category})
+		out = append(out, taskTypeEntry{ID: t.ID, Label: t.Label, Shape: t.Shape, Capability: t.Capability, Category: t.Category})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"task_types": out})
+	writeJSON(w, http.StatusOK, taskTypesResponse{TaskTypes: out})
 	return nil
+}
+
+// templatesResponse is the answer of GET /api/rigor/templates.
+type templatesResponse struct {
+	Templates []catalog.Template `json:"templates"`
 }
 
 // templates is GET /api/rigor/templates?task_type=&category=.
@@ -28,7 +44,7 @@ func (s *Server) templates(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	taskType, category := q.Get("task_type"), q.Get("category")
 	out := []catalog.Template{}
-	for _, t := range s.planner.Catalog().Templates() {
+	for _, t := range s.catalog.Templates() {
 		if taskType != "" && t.TaskType != taskType {
 			continue
 		}
@@ -37,7 +53,7 @@ func (s *Server) templates(w http.ResponseWriter, r *http.Request) error {
 		}
 		out = append(out, t)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"templates": out})
+	writeJSON(w, http.StatusOK, templatesResponse{Templates: out})
 	return nil
 }
 
@@ -47,7 +63,19 @@ type enhanceBody struct {
 	Tier            string  `json:"tier"`
 }
 
-// enhance is POST /api/rigor/enhance: the deterministic tier is public.
+// enhanceResponse is the answer of POST /api/rigor/enhance; Enhanced is
+// the llm tier's rewrite.
+type enhanceResponse struct {
+	OK          bool     `json:"ok"`
+	Score       int      `json:"score"`
+	Suggestions []string `json:"suggestions"`
+	Missing     []string `json:"missing"`
+	Enhanced    string   `json:"enhanced,omitempty"`
+	metered
+}
+
+// enhance is POST /api/rigor/enhance: the deterministic tier is public;
+// the llm tier (a key, 270 credits) adds the LLM's rewrite.
 func (s *Server) enhance(w http.ResponseWriter, r *http.Request) error {
 	var body enhanceBody
 	if err := decodeBody(w, r, &body, false); err != nil {
@@ -75,56 +103,44 @@ func (s *Server) enhance(w http.ResponseWriter, r *http.Request) error {
 	case err != nil:
 		return &wrapped{newError(http.StatusInternalServerError, "enhance_error", "The description could not be assessed."), err}
 	}
-	suggestions := res.Suggestions
-	if suggestions == nil {
-		suggestions = []string{}
-	}
-	out := map[string]any{"ok": true, "request_id": requestID(r.Context()), "score": res.Score,
-		"suggestions": suggestions, "missing": res.Missing, "credits_used": 0, "credits_remaining": nil}
-	if authed && body.Tier != "llm" { // the llm tier's charge reports the balance itself
-		if b, err := projections.Balance(r.Context(), s.store.Pool(), p.OrgID); err == nil {
-			out["credits_remaining"] = b.Balance
-		}
-	}
-	if body.Tier == "llm" {
-		// The LLM port writes the rewrite (the offline writer by default);
-		// the charge follows a rewrite that succeeded, so a failed call
-		// costs nothing.
-		if bal, err := projections.Balance(r.Context(), s.store.Pool(), p.OrgID); err == nil && bal.Balance < enhanceLLMCredits {
-			return errEnhanceCredits(bal.Balance)
-		}
-		resp, err := s.llm.Complete(r.Context(), llm.Request{Kind: llm.KindEnhance, Tier: 2, Description: *body.TaskDescription,
-			TaskType: body.TaskType})
+	out := enhanceResponse{OK: true, Score: res.Score, Suggestions: orEmpty(res.Suggestions), Missing: orEmpty(res.Missing),
+		metered: metered{RequestID: requestID(r.Context())}}
+	switch {
+	case body.Tier == "llm":
+		done, err := s.commands.EnhanceTask.Handle(r.Context(), commands.EnhanceTask{OrgID: p.OrgID, KeyID: p.KeyID,
+			Description: *body.TaskDescription, TaskType: body.TaskType})
 		if err != nil {
-			return &wrapped{newError(http.StatusInternalServerError, "enhance_error", "The description could not be enhanced; nothing was charged.").
-				withFix("Retry, or use the free deterministic tier."), err}
+			return enhanceError(err)
 		}
-		enhanced, err := llm.ParseEnhance(resp.Text)
-		if err != nil {
-			return &wrapped{newError(http.StatusInternalServerError, "enhance_error", "The description could not be enhanced; nothing was charged."), err}
+		out.Enhanced, out.CreditsUsed, out.CreditsRemaining = done.Enhanced, done.Credits, &done.Balance
+	case authed:
+		if b, err := s.queries.Balance(r.Context(), p.OrgID); err == nil {
+			out.CreditsRemaining = &b.Balance
 		}
-		charged, err := s.chargeCredits.Handle(r.Context(), commands.ChargeCredits{Charge: credit.Charged{
-			OrgID: p.OrgID, Amount: enhanceLLMCredits, Reason: "enhance_llm", KeyID: p.KeyID}})
-		if errors.Is(err, credit.ErrInsufficient) {
-			bal, _ := projections.Balance(r.Context(), s.store.Pool(), p.OrgID)
-			return errEnhanceCredits(bal.Balance)
-		}
-		if err != nil {
-			return &wrapped{newError(http.StatusInternalServerError, "enhance_error", "The description could not be enhanced; nothing was charged."), err}
-		}
-		out["enhanced"] = enhanced
-		out["credits_used"] = enhanceLLMCredits
-		out["credits_remaining"] = charged.Balance
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 
-// enhanceLLMCredits is the price of the llm tier of enhance.
-const enhanceLLMCredits = 270
+// enhanceError maps the llm tier's refusals: nothing was charged.
+func enhanceError(err error) error {
+	var credits *commands.InsufficientCreditsError
+	failed := newError(http.StatusInternalServerError, "enhance_error", "The description could not be enhanced; nothing was charged.")
+	switch {
+	case errors.As(err, &credits):
+		return newError(http.StatusPaymentRequired, "insufficient_credits", "The llm tier of enhance costs 270 credits; the balance is lower.").
+			withFix("Top up credits, or use the free deterministic tier.").
+			withDetail("required_credits", commands.EnhanceCredits).withDetail("balance", credits.Balance)
+	case errors.Is(err, commands.ErrEnhanceUnavailable):
+		return &wrapped{failed.withFix("Retry, or use the free deterministic tier."), err}
+	}
+	return &wrapped{failed, err}
+}
 
-func errEnhanceCredits(balance int64) error {
-	return newError(http.StatusPaymentRequired, "insufficient_credits", "The llm tier of enhance costs 270 credits; the balance is lower.").
-		withFix("Top up credits, or use the free deterministic tier.").
-		withDetail("required_credits", enhanceLLMCredits).withDetail("balance", balance)
+// orEmpty is list, or an empty list for nil (JSON [], never null).
+func orEmpty[T any](list []T) []T {
+	if list == nil {
+		return []T{}
+	}
+	return list
 }

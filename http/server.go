@@ -5,7 +5,6 @@ package httpapi
 
 import (
 	"context"
-	"crypto/rand"
 	"log/slog"
 	"net"
 	"net/http"
@@ -17,18 +16,9 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"svc/adapters/llm"
-	"svc/adapters/llm/offline"
-	"svc/adapters/mail"
-	"svc/adapters/outbound"
-	"svc/adapters/ratelimit"
-	"svc/adapters/secrets"
-	"svc/adapters/webhook"
 	"svc/commands"
 	"svc/domain/apikey"
 	"svc/domain/catalog"
-	"svc/domain/planning"
-	"svc/eventstore"
 	"svc/eventstore/event"
 	"svc/projections"
 )
@@ -38,17 +28,11 @@ type Config struct {
 	BaseURL        string
 	TrustedProxies []netip.Prefix
 	Version        string
-	// ReadYourWrites bounds how long a command's response waits for the
-	// projections to reflect it (default 3 s).
-	ReadYourWrites time.Duration
 	// SSEHeartbeat, SSETimeout and SSEPoll pace execute's event stream
 	// (defaults: spec A's 15 s and 290 s; 200 ms).
 	SSEHeartbeat, SSETimeout, SSEPoll time.Duration
 	// PlanTimeout is spec A's plan time budget (default 25 s).
 	PlanTimeout time.Duration
-	// InteractiveIdle is how long an interactive session may sit idle
-	// before a step call times it out (default spec A's 30 minutes).
-	InteractiveIdle time.Duration
 }
 
 // Kicker is told when a workflow was queued, so a worker of this process
@@ -59,85 +43,48 @@ type noKicker struct{}
 
 func (noKicker) Kick(string) {}
 
-// Deps are the API's collaborators.
+// Deps are the API's collaborators: the write side (Commands), the read
+// side (Queries) and the rate limiter.
 type Deps struct {
-	Store   *eventstore.Store
-	Runner  *projections.Runner
-	Limiter ratelimit.Limiter
-	Mail    mail.Sender
-	Log     *slog.Logger
-	Planner *planning.Planner
+	Commands *commands.Handlers
+	Queries  *projections.Queries
+	Limiter  Limiter
+	Log      *slog.Logger
+	// Catalog lists task types and templates (default: catalog.Default,
+	// which the default planner plans with).
+	Catalog *catalog.Catalog
 	// Kicker starts queued workflows early (optional: workers poll).
 	Kicker Kicker
-	// Sealer encrypts the webhook secrets execute creates.
-	Sealer commands.Sealer
-	// LLM is the LLM port (default: the offline writer).
-	LLM llm.Provider
-	// Outbound is the SSRF-guarded client for user-given URLs (default:
-	// private addresses refused).
-	Outbound *http.Client
 }
 
 // Server serves the API.
 type Server struct {
 	cfg      Config
-	store    *eventstore.Store
-	runner   *projections.Runner
-	limiter  ratelimit.Limiter
-	mail     mail.Sender
+	commands *commands.Handlers
+	queries  *projections.Queries
+	limiter  Limiter
 	log      *slog.Logger
+	catalog  *catalog.Catalog
+	kicker   Kicker
 	keys     *keyCache
 	metrics  *metrics
 	router   *mux.Router
 	rigor    *mux.Router
-	mailing  sync.WaitGroup
-	planner  *planning.Planner
-	kicker   Kicker
-	llm      llm.Provider
-	outbound *http.Client
 	closing  chan struct{}
 	closed   sync.Once
-
-	createOrg       commands.Handler[commands.CreateOrganization, commands.OrganizationCreated]
-	verifyEmail     commands.Handler[commands.VerifyEmail, commands.EmailVerified]
-	planWorkflow    commands.Handler[commands.PlanWorkflow, commands.WorkflowsPlanned]
-	chargeCredits   commands.Handler[commands.ChargeCredits, commands.CreditsCharged]
-	executeWorkflow commands.Handler[commands.ExecuteWorkflow, commands.WorkflowQueued]
-	stepWorkflow    commands.Handler[commands.StepWorkflow, commands.WorkflowStepped]
-	approveWorkflow commands.Handler[commands.ApproveWorkflow, commands.WorkflowDecided]
-	resumeWorkflow  commands.Handler[commands.ResumeWorkflow, commands.WorkflowResumed]
-	cancelWorkflows commands.Handler[commands.CancelWorkflows, commands.WorkflowsCancelled]
 }
 
-// New returns a server over deps.
+// New returns a server over deps; Commands, Queries, Limiter and Log are
+// required.
 func New(cfg Config, d Deps) *Server {
-	if cfg.ReadYourWrites == 0 {
-		cfg.ReadYourWrites = 3 * time.Second
+	if d.Commands == nil || d.Queries == nil || d.Limiter == nil || d.Log == nil {
+		panic("httpapi: missing dependency")
 	}
-	if d.Planner == nil {
-		d.Planner = planning.NewPlanner(catalog.Default())
+	if d.Catalog == nil {
+		d.Catalog = catalog.Default()
 	}
 	if d.Kicker == nil {
 		d.Kicker = noKicker{}
-	}
-	if d.LLM == nil {
-		d.LLM = offline.New()
-	}
-	if d.Outbound == nil {
-		c, err := outbound.NewClient(outbound.Options{})
-		if err != nil {
-			panic(err)
-		}
-		d.Outbound = c
-	}
-	if d.Sealer == nil { // tests: secrets sealed with a key that dies with the process
-		key := make([]byte, secrets.KeySize)
-		_, _ = rand.Read(key)
-		box, err := secrets.NewBox(key)
-		if err != nil {
-			panic(err)
-		}
-		d.Sealer = box
 	}
 	if cfg.SSEHeartbeat == 0 {
 		cfg.SSEHeartbeat = 15 * time.Second
@@ -152,30 +99,11 @@ func New(cfg Config, d Deps) *Server {
 		cfg.SSEPoll = 200 * time.Millisecond
 	}
 	s := &Server{
-		cfg: cfg, store: d.Store, runner: d.Runner, limiter: d.Limiter, mail: d.Mail, log: d.Log, planner: d.Planner,
-		kicker: d.Kicker, llm: d.LLM, outbound: d.Outbound, closing: make(chan struct{}),
+		cfg: cfg, commands: d.Commands, queries: d.Queries, limiter: d.Limiter, log: d.Log, catalog: d.Catalog,
+		kicker: d.Kicker, closing: make(chan struct{}),
 		keys:    newKeyCache(10*time.Second, 50_000),
 		metrics: newMetrics(),
 	}
-	repos := commands.NewRepositories(d.Store)
-	planner := commands.NewPlanWorkflowHandler(repos, d.Planner, commands.WithConnectionChecker(s), commands.WithCostHistory(s))
-	s.createOrg = commands.WithLogging[commands.CreateOrganization, commands.OrganizationCreated](
-		commands.NewCreateOrganizationHandler(repos), d.Log)
-	s.verifyEmail = commands.WithLogging[commands.VerifyEmail, commands.EmailVerified](
-		commands.NewVerifyEmailHandler(repos), d.Log)
-	s.planWorkflow = commands.WithLogging[commands.PlanWorkflow, commands.WorkflowsPlanned](planner, d.Log)
-	s.chargeCredits = commands.WithLogging[commands.ChargeCredits, commands.CreditsCharged](
-		commands.NewChargeCreditsHandler(repos), d.Log)
-	s.executeWorkflow = commands.WithLogging[commands.ExecuteWorkflow, commands.WorkflowQueued](
-		commands.NewExecuteWorkflowHandler(repos, planner, d.Sealer, webhook.NewSecret), d.Log)
-	s.stepWorkflow = commands.WithLogging[commands.StepWorkflow, commands.WorkflowStepped](
-		commands.NewStepWorkflowHandler(repos, cfg.InteractiveIdle), d.Log)
-	s.approveWorkflow = commands.WithLogging[commands.ApproveWorkflow, commands.WorkflowDecided](
-		commands.NewApproveWorkflowHandler(repos), d.Log)
-	s.resumeWorkflow = commands.WithLogging[commands.ResumeWorkflow, commands.WorkflowResumed](
-		commands.NewResumeWorkflowHandler(repos), d.Log)
-	s.cancelWorkflows = commands.WithLogging[commands.CancelWorkflows, commands.WorkflowsCancelled](
-		commands.NewCancelWorkflowsHandler(repos), d.Log)
 	s.routes()
 	return s
 }
@@ -249,16 +177,6 @@ func (s *Server) Handler() http.Handler { return s.outer(s.router) }
 // clients reconnect elsewhere with Last-Event-ID).
 func (s *Server) StopStreams() { s.closed.Do(func() { close(s.closing) }) }
 
-// Close waits for mail still being sent.
-func (s *Server) Close(ctx context.Context) {
-	done := make(chan struct{})
-	go func() { s.mailing.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-ctx.Done():
-	}
-}
-
 // handlerFunc is a handler that returns its error instead of writing it.
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
@@ -273,9 +191,7 @@ func (s *Server) handle(h handlerFunc) http.Handler {
 // waitFor makes a response reflect a command's events: it waits, bounded,
 // until the named projections have applied pos.
 func (s *Server) waitFor(ctx context.Context, pos event.Position, names ...string) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.ReadYourWrites)
-	defer cancel()
-	if err := s.runner.Wait(ctx, pos, names...); err != nil {
+	if err := s.queries.Wait(ctx, pos, names...); err != nil {
 		s.log.WarnContext(ctx, "read model lagging behind a command", "error", err, "request_id", requestID(ctx))
 	}
 }

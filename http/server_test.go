@@ -17,8 +17,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"svc/adapters/mail"
-	"svc/adapters/ratelimit"
 	"svc/commands"
 	"svc/domain/apikey"
 	"svc/domain/catalog"
@@ -50,19 +48,18 @@ type fixture struct {
 	runner *projections.Runner
 }
 
-func newFixture(t *testing.T, limiter ratelimit.Limiter, st *eventstore.Store) *fixture {
+func newFixture(t *testing.T, limiter httpapi.Limiter, st *eventstore.Store) *fixture {
 	t.Helper()
 	if limiter == nil {
-		limiter = ratelimit.NewMemory()
+		limiter = memoryLimiter()
 	}
 	if st == nil {
 		st = store
 	}
 	runner := projections.NewRunner(st, quiet, projections.All(), projections.WithPoll(10*time.Millisecond))
-	sender, _ := mail.Open("", "a@b.co", quiet)
 	srv := httpapi.New(httpapi.Config{BaseURL: "http://test", Version: "test",
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}},
-		httpapi.Deps{Store: st, Runner: runner, Limiter: limiter, Mail: sender, Log: quiet})
+		testDeps(t, st, runner, limiter))
 	f := &fixture{srv: srv, runner: runner}
 	if st == store {
 		if err := runner.Setup(context.Background()); err != nil {
@@ -191,8 +188,8 @@ func TestRoleFloorAndRateLimit(t *testing.T) {
 
 type brokenLimiter struct{}
 
-func (brokenLimiter) Allow(context.Context, string, int, time.Duration) (ratelimit.Decision, error) {
-	return ratelimit.Decision{}, errors.New("cache down")
+func (brokenLimiter) Allow(context.Context, string, int, time.Duration) (httpapi.LimitDecision, error) {
+	return httpapi.LimitDecision{}, errors.New("cache down")
 }
 func (brokenLimiter) Ping(context.Context) error { return errors.New("cache down") }
 

@@ -11,11 +11,27 @@ import (
 	"svc/eventstore/event"
 )
 
-// sseEvent is one server-sent event.
+// sseEvent is one server-sent event: its name, the marker of its id
+// (Last-Event-ID is "<workflow_id>:<marker>") and its data, one of the
+// sse* payload types.
 type sseEvent struct {
 	name   string
 	marker string
 	data   any
+}
+
+// sseProcessing is the heartbeat's data.
+type sseProcessing struct {
+	WorkflowID  string `json:"workflow_id"`
+	Status      string `json:"status"`
+	CurrentStep int    `json:"current_step"`
+}
+
+// sseTimeout is the data of the last event of a stream that timed out.
+type sseTimeout struct {
+	WorkflowID string `json:"workflow_id"`
+	Message    string `json:"message"`
+	PollURL    string `json:"poll_url"`
 }
 
 // stream answers a workflow's progress as server-sent events, from the
@@ -59,7 +75,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, id, marker strin
 		return rc.Flush()
 	}
 	for {
-		events, err := s.store.LoadFrom(r.Context(), s.store.Pool(), workflow.Stream(id), version+1)
+		events, err := s.queries.WorkflowEvents(r.Context(), id, version)
 		if err != nil {
 			return nil // the status line went out: nothing to answer but closing
 		}
@@ -102,116 +118,15 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, id, marker strin
 			if wf != nil {
 				status, step = wf.Status(), wf.View(false).CurrentStep
 			}
-			if err := write(sseEvent{name: "processing", data: map[string]any{"workflow_id": id, "status": status, "current_step": step}}); err != nil {
+			if err := write(sseEvent{name: "processing", data: sseProcessing{WorkflowID: id, Status: status, CurrentStep: step}}); err != nil {
 				return nil
 			}
 		}
 		if time.Since(started) >= s.cfg.SSETimeout {
-			_ = write(sseEvent{name: "stream_timeout", data: map[string]any{"workflow_id": id,
-				"message":  fmt.Sprintf("The stream closes after %d seconds; the workflow goes on. Poll its status, or reconnect with Last-Event-ID.", int(s.cfg.SSETimeout.Seconds())),
-				"poll_url": s.cfg.BaseURL + "/api/rigor/status/" + id}})
+			_ = write(sseEvent{name: "stream_timeout", data: sseTimeout{WorkflowID: id,
+				Message: fmt.Sprintf("The stream closes after %d seconds; the workflow goes on. Poll its status, or reconnect with Last-Event-ID.", int(s.cfg.SSETimeout.Seconds())),
+				PollURL: s.pollURL(id)}})
 			return nil
 		}
 	}
-}
-
-// sseOf maps a workflow event (already folded into wf) to the stream's
-// events; most map to one, bookkeeping events to none.
-func sseOf(wf *workflow.Workflow, e event.Event) []sseEvent {
-	id := wf.ID()
-	step := func(n int) string { return fmt.Sprintf("step-%d", n) }
-	switch e.Type {
-	case workflow.EventQueued:
-		p, q := wf.Planned(), wf.Queued()
-		steps := make([]map[string]any, len(p.Steps))
-		for i, st := range p.Steps {
-			steps[i] = map[string]any{"step": st.Step, "name": st.Name, "estimated_credits": st.Credits}
-		}
-		data := map[string]any{"workflow_id": id, "status": wf.Status(), "task_type": p.TaskType, "value_class": p.ValueClass,
-			"title": p.Title, "total_steps": p.TotalSteps, "estimated_credits": p.Credits, "steps": steps, "delivery_mode": q.Delivery.Method, "free": q.Free,
-			"execution_mode": wf.ExecutionMode()}
-		if len(q.Warnings) > 0 {
-			data["warnings"] = q.Warnings
-		}
-		return []sseEvent{{"workflow_started", "started", data}}
-	case workflow.EventStepStarted:
-		var d workflow.StepStarted
-		_ = e.Decode(&d)
-		m := fmt.Sprintf("%s.started.a%d", step(d.Step), d.Attempt)
-		data := map[string]any{"workflow_id": id, "step": d.Step, "name": d.Name, "attempt": d.Attempt}
-		if d.Strategy != "" {
-			data["strategy"] = d.Strategy
-		}
-		if d.Chunk != nil {
-			m += fmt.Sprintf(".c%d", d.Chunk.Index)
-			data["chunk"] = d.Chunk
-		}
-		if d.Retry > 0 {
-			m += fmt.Sprintf(".r%d", d.Retry)
-		}
-		return []sseEvent{{"step_started", m, data}}
-	case workflow.EventStepCompleted:
-		var d workflow.StepCompleted
-		_ = e.Decode(&d)
-		return []sseEvent{{"step_completed", step(d.Step) + ".completed", map[string]any{"workflow_id": id, "step": d.Step, "name": d.Name,
-			"summary": d.Summary, "credits": d.Credits, "credits_live": wf.CreditsLive()}}}
-	case workflow.EventStepIncomplete:
-		var d workflow.StepIncomplete
-		_ = e.Decode(&d)
-		return []sseEvent{{"step_skipped", step(d.Step) + ".skipped", map[string]any{"workflow_id": id, "step": d.Step, "name": d.Name, "reason": d.Reason}}}
-	case workflow.EventTerminalRetrying:
-		var d workflow.TerminalRetrying
-		_ = e.Decode(&d)
-		return []sseEvent{{"terminal_step_retrying", fmt.Sprintf("%s.retry.a%d", step(d.StepIndex+1), d.Attempt), map[string]any{"workflow_id": id,
-			"step_index": d.StepIndex, "step_name": d.StepName, "attempt": d.Attempt, "max_attempts": d.MaxAttempts, "strategy": d.Strategy, "message": d.Message}}}
-	case workflow.EventReviewed:
-		v := wf.View(false)
-		return []sseEvent{{"quality_review", "review", map[string]any{"workflow_id": id, "score": v.QualityScore, "summary": v.QualityReview.Summary,
-			"path_to_100": v.QualityReview.PathTo100}}}
-	case workflow.EventCompleted:
-		v := wf.View(false)
-		data := map[string]any{"workflow_id": id, "status": v.Status, "quality_score": v.QualityScore, "deliverable": v.Deliverable,
-			"credits_used": v.CreditsUsed, "actual_steps_executed": v.ActualStepsExecuted, "total_steps": v.TotalSteps}
-		if v.Status == workflow.StatusCompletedPartial {
-			data["partial"] = true
-			data["incomplete_steps"] = v.IncompleteSteps
-			data["error"] = v.Error
-		}
-		return []sseEvent{{"workflow_completed", "completed", data}}
-	case workflow.EventFailed, workflow.EventHalted:
-		v := wf.View(false)
-		data := map[string]any{"workflow_id": id, "status": v.Status, "error": v.Error, "credits_used": v.CreditsUsed}
-		if v.Status == workflow.StatusHalted {
-			data["halted_at_step"], data["halt_reason"], data["blocking_issues"] = v.HaltedAtStep, v.HaltReason, v.BlockingIssues
-			data["credits_saved_by_halt"], data["resolution_options"] = v.CreditsSavedByHalt, v.ResolutionOptions
-		} else {
-			var d workflow.Failed
-			_ = e.Decode(&d)
-			data["code"] = d.Code
-		}
-		return []sseEvent{{"workflow_error", "error", data}}
-	case workflow.EventExecutionFellBack:
-		var d workflow.ExecutionFellBack
-		_ = e.Decode(&d)
-		return []sseEvent{{"execution_fallback", "execution_fallback", map[string]any{"workflow_id": id, "execution_mode": wf.ExecutionMode(),
-			"execution_fallback": wf.ExecutionFallback(), "reason": d.Reason, "message": d.Message}}}
-	case workflow.EventStepSkipped:
-		var d workflow.StepSkipped
-		_ = e.Decode(&d)
-		return []sseEvent{{"step_skipped", step(d.Step) + ".skipped", map[string]any{"workflow_id": id, "step": d.Step, "name": d.Name, "reason": "skipped by the caller"}}}
-	case workflow.EventApprovalRequested:
-		var d workflow.ApprovalRequested
-		_ = e.Decode(&d)
-		return []sseEvent{{"workflow_pending_approval", fmt.Sprintf("approval.g%d", d.Gate), map[string]any{"workflow_id": id,
-			"status": workflow.StatusPendingApproval, "approval_before_step": d.Gate, "step": d.Step, "deliverable": d.Deliverable,
-			"credits_used": wf.View(false).CreditsUsed}}}
-	case workflow.EventCancelled, workflow.EventRejected, workflow.EventAborted, workflow.EventTimedOut:
-		v := wf.View(false)
-		data := map[string]any{"workflow_id": id, "status": v.Status, "error": v.Error, "credits_used": v.CreditsUsed}
-		if v.HaltReason != "" {
-			data["halt_reason"] = v.HaltReason
-		}
-		return []sseEvent{{"workflow_error", v.Status, data}}
-	}
-	return nil
 }

@@ -68,11 +68,11 @@ func total(cells []projections.UsageCell) usageSum {
 }
 
 // nullable is s, or JSON null for "".
-func nullable(s string) any {
+func nullable(s string) *string {
 	if s == "" {
 		return nil
 	}
-	return s
+	return &s
 }
 
 // usageData is what both usage endpoints read: the period's cells, the
@@ -88,13 +88,13 @@ func (s *Server) readUsage(ctx context.Context, orgID string, from, to time.Time
 		d   usageData
 		err error
 	)
-	if d.cells, err = projections.UsageCells(ctx, s.store.Pool(), orgID, from, to, unit); err != nil {
+	if d.cells, err = s.queries.UsageCells(ctx, orgID, from, to, unit); err != nil {
 		return d, err
 	}
-	if d.keys, d.workspaces, err = projections.UsageNames(ctx, s.store.Pool(), orgID); err != nil {
+	if d.keys, d.workspaces, err = s.queries.UsageNames(ctx, orgID); err != nil {
 		return d, err
 	}
-	b, err := projections.Balance(ctx, s.store.Pool(), orgID)
+	b, err := s.queries.Balance(ctx, orgID)
 	if err != nil && !errors.Is(err, projections.ErrNotFound) {
 		return d, err
 	}
@@ -143,99 +143,95 @@ func (s *Server) usageSummary(w http.ResponseWriter, r *http.Request) error {
 	if now.Before(end) {
 		end = now.UTC()
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"ok": true, "request_id": requestID(r.Context()), "credits_used": 0, "credits_remaining": d.balance,
-		"balance":                map[string]any{"credits": d.balance, "usd": usd(d.balance)},
-		"burn_rate":              burnRate(d.cells, from, end),
-		"period_totals":          map[string]any{"credits": period.credits, "usd": usd(period.credits), "workflow_count": period.workflows, "by_surface": bySurface(d.cells)},
-		"trend":                  trend(d.cells, starts, unit),
-		"breakdown_by_workspace": d.byWorkspace(period.credits),
-		"breakdown_by_task_type": d.byTaskType(period.credits),
-		"breakdown_by_api_key":   d.byKey(period.credits),
+	writeJSON(w, http.StatusOK, usageSummaryResponse{
+		OK: true, metered: free(requestID(r.Context()), d.balance),
+		Balance:              amount(d.balance),
+		BurnRate:             burnRate(d.cells, from, end),
+		PeriodTotals:         periodTotals{money: amount(period.credits), WorkflowCount: period.workflows, BySurface: bySurface(d.cells)},
+		Trend:                trend(d.cells, starts, unit),
+		BreakdownByWorkspace: d.byWorkspace(period.credits),
+		BreakdownByTaskType:  d.byTaskType(period.credits),
+		BreakdownByAPIKey:    d.byKey(period.credits),
 	})
 	return nil
 }
 
-// bySurface is {workflow:{credits, usd}, gateway:{credits, usd}}.
-func bySurface(cells []projections.UsageCell) map[string]any {
-	out := map[string]any{}
+// bySurface is the spend of cells by surface.
+func bySurface(cells []projections.UsageCell) surfaces[money] {
+	sums := surfaceSums(cells)
+	return surfaces[money]{Workflow: amount(sums[projections.SurfaceWorkflow]), Gateway: amount(sums[projections.SurfaceGateway])}
+}
+
+// surfaceSums sums the credits of cells by surface.
+func surfaceSums(cells []projections.UsageCell) map[string]int64 {
 	sums := map[string]int64{}
 	for _, c := range cells {
 		sums[c.Surface] += c.Credits
 	}
-	for _, sf := range []string{projections.SurfaceWorkflow, projections.SurfaceGateway} {
-		out[sf] = map[string]any{"credits": sums[sf], "usd": usd(sums[sf])}
-	}
-	return out
+	return sums
 }
 
 // burnRate is the net spend per day over [from, end), end being the end
 // of the period or now, whichever is earlier.
-func burnRate(cells []projections.UsageCell, from, end time.Time) map[string]any {
+func burnRate(cells []projections.UsageCell, from, end time.Time) burnRateJSON {
 	days := max(end.Sub(from).Hours()/24, 0)
-	perDay := func(credits int64) map[string]any {
+	perDay := func(credits int64) dailyRate {
 		if days == 0 {
-			return map[string]any{"credits_per_day": 0.0, "usd_per_day": 0.0}
+			return dailyRate{}
 		}
 		c := float64(credits) / days
-		return map[string]any{"credits_per_day": round(c, 2), "usd_per_day": round(c/1000, 5)}
+		return dailyRate{CreditsPerDay: round(c, 2), USDPerDay: round(c/1000, 5)}
 	}
-	out := perDay(total(cells).credits)
-	out["window_days"] = round(days, 2)
-	sums := map[string]int64{}
-	for _, c := range cells {
-		sums[c.Surface] += c.Credits
-	}
-	out["by_surface"] = map[string]any{
-		projections.SurfaceWorkflow: perDay(sums[projections.SurfaceWorkflow]),
-		projections.SurfaceGateway:  perDay(sums[projections.SurfaceGateway]),
-	}
-	return out
+	sums := surfaceSums(cells)
+	return burnRateJSON{dailyRate: perDay(total(cells).credits), WindowDays: round(days, 2), BySurface: surfaces[dailyRate]{
+		Workflow: perDay(sums[projections.SurfaceWorkflow]),
+		Gateway:  perDay(sums[projections.SurfaceGateway]),
+	}}
 }
 
 // trend lists every bucket of the period, empty ones included.
-func trend(cells []projections.UsageCell, starts []time.Time, unit string) []map[string]any {
+func trend(cells []projections.UsageCell, starts []time.Time, unit string) []trendBucket {
 	byBucket := map[int64][]projections.UsageCell{}
 	for _, c := range cells {
 		byBucket[c.Bucket.Unix()] = append(byBucket[c.Bucket.Unix()], c)
 	}
-	out := make([]map[string]any, 0, len(starts))
+	out := make([]trendBucket, 0, len(starts))
 	for _, b := range starts {
 		in := byBucket[b.Unix()]
 		sum := total(in)
-		out = append(out, map[string]any{"bucket_start": isoTime(b), "bucket_end": isoTime(bucketNext(b, unit)),
-			"credits": sum.credits, "usd": usd(sum.credits), "workflow_count": sum.workflows, "by_surface": bySurface(in)})
+		out = append(out, trendBucket{BucketStart: isoTime(b), BucketEnd: isoTime(bucketNext(b, unit)),
+			periodTotals: periodTotals{money: amount(sum.credits), WorkflowCount: sum.workflows, BySurface: bySurface(in)}})
 	}
 	return out
 }
 
-func (d usageData) byWorkspace(period int64) []map[string]any {
-	out := []map[string]any{}
+func (d usageData) byWorkspace(period int64) []workspaceUsage {
+	out := []workspaceUsage{}
 	for _, g := range groupUsage(d.cells, func(c projections.UsageCell) string { return c.WorkspaceID }) {
 		share := 0.0
 		if period > 0 {
 			share = round(float64(g.credits)/float64(period), 4)
 		}
-		out = append(out, map[string]any{"workspace_id": nullable(g.id), "workspace_name": nullable(d.workspaces[g.id]),
-			"credits": g.credits, "usd": usd(g.credits), "share": share})
+		out = append(out, workspaceUsage{WorkspaceID: nullable(g.id), WorkspaceName: nullable(d.workspaces[g.id]),
+			money: amount(g.credits), Share: share})
 	}
 	return out
 }
 
-func (d usageData) byTaskType(period int64) []map[string]any {
-	out := []map[string]any{}
+func (d usageData) byTaskType(period int64) []taskTypeUsage {
+	out := []taskTypeUsage{}
 	for _, g := range groupUsage(d.cells, func(c projections.UsageCell) string { return c.TaskType }) {
-		out = append(out, map[string]any{"task_type": nullable(g.id), "credits": g.credits, "usd": usd(g.credits),
-			"workflow_count": g.workflows, "pct": percent(g.credits, period)})
+		out = append(out, taskTypeUsage{TaskType: nullable(g.id), money: amount(g.credits), WorkflowCount: g.workflows,
+			Pct: percent(g.credits, period)})
 	}
 	return out
 }
 
-func (d usageData) byKey(period int64) []map[string]any {
-	out := []map[string]any{}
+func (d usageData) byKey(period int64) []keyUsage {
+	out := []keyUsage{}
 	for _, g := range groupUsage(d.cells, func(c projections.UsageCell) string { return c.KeyID }) {
-		out = append(out, map[string]any{"api_key_id": nullable(g.id), "api_key_name": d.keyName(g.id),
-			"credits": g.credits, "usd": usd(g.credits), "call_count": g.calls, "pct": percent(g.credits, period)})
+		out = append(out, keyUsage{APIKeyID: nullable(g.id), APIKeyName: d.keyName(g.id), money: amount(g.credits),
+			CallCount: g.calls, Pct: percent(g.credits, period)})
 	}
 	return out
 }

@@ -42,29 +42,64 @@ func (s *Server) costs(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var breakdown []map[string]any
+	var breakdown []costLine
 	if byTime {
 		breakdown = costsByTime(d.cells, starts, unit)
 	} else {
 		breakdown = s.costsBy(d, group)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"ok": true, "request_id": requestID(r.Context()), "credits_used": 0, "credits_remaining": d.balance,
-		"org_id": p.OrgID, "workspace_id": p.WorkspaceID, "raw_cogs_visible": false,
-		"range": map[string]any{"from": isoTime(from), "to": isoTime(to)}, "group_by": group,
-		"summary": costLine(total(d.cells)), "breakdown": breakdown,
+	writeJSON(w, http.StatusOK, costsResponse{
+		OK: true, metered: free(requestID(r.Context()), d.balance),
+		OrgID: p.OrgID, WorkspaceID: p.WorkspaceID, RawCOGSVisible: false,
+		Range: costRange{From: isoTime(from), To: isoTime(to)}, GroupBy: group,
+		Summary: costFigures(total(d.cells)), Breakdown: breakdown,
 	})
 	return nil
 }
 
-// costLine is {workflow_count, step_count, credits_used, revenue_usd}.
-func costLine(u usageSum) map[string]any {
-	return map[string]any{"workflow_count": u.workflows, "step_count": u.steps, "credits_used": u.credits, "revenue_usd": usd(u.credits)}
+// costsResponse is the answer of GET /api/rigor/costs.
+type costsResponse struct {
+	OK bool `json:"ok"`
+	metered
+	OrgID          string      `json:"org_id"`
+	WorkspaceID    string      `json:"workspace_id"`
+	RawCOGSVisible bool        `json:"raw_cogs_visible"`
+	Range          costRange   `json:"range"`
+	GroupBy        string      `json:"group_by"`
+	Summary        costSummary `json:"summary"`
+	Breakdown      []costLine  `json:"breakdown"`
+}
+
+// costRange is the period costs covers, [from, to).
+type costRange struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// costSummary is what a group spent: workflows, steps, credits, revenue.
+type costSummary struct {
+	WorkflowCount int64   `json:"workflow_count"`
+	StepCount     int64   `json:"step_count"`
+	CreditsUsed   int64   `json:"credits_used"`
+	RevenueUSD    float64 `json:"revenue_usd"`
+}
+
+// costLine is a group of the breakdown: key identifies it (a bucket's
+// start, or an id; null for the group without one), label names it.
+type costLine struct {
+	Key   *string `json:"key"`
+	Label *string `json:"label"`
+	costSummary
+}
+
+// costFigures is the cost summary of u.
+func costFigures(u usageSum) costSummary {
+	return costSummary{WorkflowCount: u.workflows, StepCount: u.steps, CreditsUsed: u.credits, RevenueUSD: usd(u.credits)}
 }
 
 // costsByTime lists every bucket of the period, empty ones included; key
 // is the bucket's start.
-func costsByTime(cells []projections.UsageCell, starts []time.Time, unit string) []map[string]any {
+func costsByTime(cells []projections.UsageCell, starts []time.Time, unit string) []costLine {
 	sums := map[int64]*usageSum{}
 	for _, c := range cells {
 		if sums[c.Bucket.Unix()] == nil {
@@ -72,42 +107,38 @@ func costsByTime(cells []projections.UsageCell, starts []time.Time, unit string)
 		}
 		sums[c.Bucket.Unix()].add(c)
 	}
-	out := make([]map[string]any, 0, len(starts))
+	out := make([]costLine, 0, len(starts))
 	for _, b := range starts {
 		var u usageSum
 		if s := sums[b.Unix()]; s != nil {
 			u = *s
 		}
-		line := costLine(u)
-		line["key"], line["label"] = isoTime(b), bucketLabel(b, unit)
-		out = append(out, line)
+		out = append(out, costLine{Key: nullable(isoTime(b)), Label: nullable(bucketLabel(b, unit)), costSummary: costFigures(u)})
 	}
 	return out
 }
 
 // costsBy groups by task type, workspace or key, largest spend first; key
 // is the id (null for the group without one), label its display name.
-func (s *Server) costsBy(d usageData, group string) []map[string]any {
+func (s *Server) costsBy(d usageData, group string) []costLine {
 	id := func(c projections.UsageCell) string { return c.TaskType }
-	label := func(id string) any {
-		if t, ok := s.planner.Catalog().TaskType(id); ok {
-			return t.Label
+	label := func(id string) *string {
+		if t, ok := s.catalog.TaskType(id); ok {
+			return &t.Label
 		}
 		return nullable(id)
 	}
 	switch group {
 	case "workspace":
 		id = func(c projections.UsageCell) string { return c.WorkspaceID }
-		label = func(id string) any { return nullable(d.workspaces[id]) }
+		label = func(id string) *string { return nullable(d.workspaces[id]) }
 	case "api_key":
 		id = func(c projections.UsageCell) string { return c.KeyID }
-		label = func(id string) any { return d.keyName(id) }
+		label = func(id string) *string { name := d.keyName(id); return &name }
 	}
-	out := []map[string]any{}
+	out := []costLine{}
 	for _, g := range groupUsage(d.cells, id) {
-		line := costLine(g.usageSum)
-		line["key"], line["label"] = nullable(g.id), label(g.id)
-		out = append(out, line)
+		out = append(out, costLine{Key: nullable(g.id), Label: label(g.id), costSummary: costFigures(g.usageSum)})
 	}
 	return out
 }

@@ -9,6 +9,14 @@ import (
 	"svc/projections"
 )
 
+// deliveriesResponse is the answer of GET /api/rigor/webhooks/deliveries.
+type deliveriesResponse struct {
+	OK         bool                      `json:"ok"`
+	RequestID  string                    `json:"request_id"`
+	WorkflowID string                    `json:"workflow_id"`
+	Deliveries []projections.DeliveryRow `json:"deliveries"`
+}
+
 // webhookDeliveries is GET /api/rigor/webhooks/deliveries?workflow_id=: the
 // webhook delivery log of one workflow of the caller's organization, each
 // delivery with its state and every attempt.
@@ -18,18 +26,15 @@ func (s *Server) webhookDeliveries(w http.ResponseWriter, r *http.Request) error
 		return errMissingField("workflow_id")
 	}
 	p, _ := principalOf(r.Context())
-	if _, err := s.workflowView(r.Context(), p.OrgID, id); errors.Is(err, workflow.ErrNotFound) {
+	if _, err := s.queries.Workflow(r.Context(), p.OrgID, id); errors.Is(err, workflow.ErrNotFound) {
 		return errWorkflowNotFound(id)
 	} else if err != nil {
 		return err
 	}
-	rows, err := projections.Deliveries(r.Context(), s.store.Pool(), p.OrgID, id)
+	rows, err := s.queries.Deliveries(r.Context(), p.OrgID, id)
 	if err != nil {
 		return err
 	}
-	if rows == nil {
-		rows = []projections.DeliveryRow{}
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "request_id": requestID(r.Context()), "workflow_id": id, "deliveries": rows})
+	writeJSON(w, http.StatusOK, deliveriesResponse{OK: true, RequestID: requestID(r.Context()), WorkflowID: id, Deliveries: rows})
 	return nil
 }

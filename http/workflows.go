@@ -85,11 +85,11 @@ func (s *Server) workflows(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	f.OrgID = p.OrgID
-	page, err := projections.ListWorkflows(ctx, s.store.Pool(), f)
+	page, err := s.queries.Workflows(ctx, f)
 	if err != nil {
 		return err
 	}
-	bal, err := projections.Balance(ctx, s.store.Pool(), p.OrgID)
+	bal, err := s.queries.Balance(ctx, p.OrgID)
 	if err != nil && !errors.Is(err, projections.ErrNotFound) {
 		return err
 	}
@@ -114,17 +114,41 @@ func (s *Server) workflows(w http.ResponseWriter, r *http.Request) error {
 		c := page.Next.Encode()
 		cursor = &c
 	}
-	concurrent := map[string]any{"active": page.Active, "limit": nil, "remaining": nil}
-	if limit := workflow.ConcurrentLimit(string(p.Tier)); limit > 0 {
-		concurrent["limit"], concurrent["remaining"] = limit, max(int64(limit)-page.Active, 0)
+	concurrent := concurrentSummary{Active: page.Active}
+	if limit := int64(workflow.ConcurrentLimit(string(p.Tier))); limit > 0 {
+		remaining := max(limit-page.Active, 0)
+		concurrent.Limit, concurrent.Remaining = &limit, &remaining
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"ok": true, "request_id": requestID(ctx), "credits_used": 0, "credits_remaining": bal.Balance,
-		"workflows":          rows,
-		"pagination":         map[string]any{"cursor": cursor, "has_more": page.Next != nil, "total_count": page.Total, "limit": f.Limit},
-		"concurrent_summary": concurrent,
-	})
+	writeJSON(w, http.StatusOK, workflowsResponse{OK: true, metered: free(requestID(ctx), bal.Balance), Workflows: rows,
+		Pagination:        pagination{Cursor: cursor, HasMore: page.Next != nil, TotalCount: page.Total, Limit: f.Limit},
+		ConcurrentSummary: concurrent})
 	return nil
+}
+
+// workflowsResponse is the answer of GET /api/rigor/workflows.
+type workflowsResponse struct {
+	OK bool `json:"ok"`
+	metered
+	Workflows         []workflowSummary `json:"workflows"`
+	Pagination        pagination        `json:"pagination"`
+	ConcurrentSummary concurrentSummary `json:"concurrent_summary"`
+}
+
+// pagination is where a page of the listing stands; cursor (null on the
+// last page) asks for the next one.
+type pagination struct {
+	Cursor     *string `json:"cursor"`
+	HasMore    bool    `json:"has_more"`
+	TotalCount int64   `json:"total_count"`
+	Limit      int     `json:"limit"`
+}
+
+// concurrentSummary is the org's active workflows against its tier's
+// concurrent limit (limit and remaining null without one).
+type concurrentSummary struct {
+	Active    int64  `json:"active"`
+	Limit     *int64 `json:"limit"`
+	Remaining *int64 `json:"remaining"`
 }
 
 // availableActions lists what bulk cancel can do to a workflow in status.

@@ -118,12 +118,12 @@ type DeliveryRow struct {
 }
 
 // DueDeliveries lists up to limit pending deliveries whose next attempt is
-// due and whose lease (delivery_leases) is free or expired, longest due
-// first.
+// due and whose lease (in job_leases, kind delivery) is free or expired,
+// longest due first.
 func DueDeliveries(ctx context.Context, db eventstore.DB, limit int) ([]string, error) {
 	rows, err := db.Query(ctx, `SELECT d.delivery_id FROM webhook_deliveries d
-		LEFT JOIN delivery_leases l ON l.delivery_id = d.delivery_id
-		WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND (l.delivery_id IS NULL OR l.expires_at < now())
+		LEFT JOIN job_leases l ON l.kind = 'delivery' AND l.job_id = d.delivery_id
+		WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND (l.job_id IS NULL OR l.expires_at < now())
 		ORDER BY d.next_attempt_at LIMIT $1`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("due webhook deliveries: %w", err)

@@ -93,13 +93,13 @@ func TestWebhookDeliveriesModel(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(ids, []string{due}) {
 		t.Fatalf("due %v %v, want [%s]", ids, err, due)
 	}
-	if _, err := db.Pool.Exec(ctx, `INSERT INTO delivery_leases (delivery_id, owner, expires_at) VALUES ($1, 'x', now() + interval '1 minute')`, due); err != nil {
+	if _, err := db.Pool.Exec(ctx, `INSERT INTO job_leases (kind, job_id, owner, expires_at) VALUES ('delivery', $1, 'x', now() + interval '1 minute')`, due); err != nil {
 		t.Fatal(err)
 	}
 	if ids, err := projections.DueDeliveries(ctx, db.Pool, 10); err != nil || len(ids) != 0 {
 		t.Fatalf("a leased delivery is due: %v %v", ids, err)
 	}
-	if _, err := db.Pool.Exec(ctx, `UPDATE delivery_leases SET expires_at = now() - interval '1 second'`); err != nil {
+	if _, err := db.Pool.Exec(ctx, `UPDATE job_leases SET expires_at = now() - interval '1 second' WHERE kind = 'delivery'`); err != nil {
 		t.Fatal(err)
 	}
 	if ids, err := projections.DueDeliveries(ctx, db.Pool, 10); err != nil || len(ids) != 1 {

@@ -196,12 +196,12 @@ func Workflow(ctx context.Context, db eventstore.DB, orgID, id string) (Workflow
 	return r, nil
 }
 
-// Runnable lists workflows a worker still has to move whose lease is free
-// or expired, least recently moved first.
+// Runnable lists workflows a worker still has to move whose lease (in
+// job_leases, kind workflow) is free or expired, least recently moved first.
 func Runnable(ctx context.Context, db eventstore.DB, limit int) ([]string, error) {
 	rows, err := db.Query(ctx, `SELECT w.workflow_id FROM workflows w
-		LEFT JOIN workflow_leases l ON l.workflow_id = w.workflow_id
-		WHERE w.status IN `+runnableStatuses+` AND (l.workflow_id IS NULL OR l.expires_at < now())
+		LEFT JOIN job_leases l ON l.kind = 'workflow' AND l.job_id = w.workflow_id
+		WHERE w.status IN `+runnableStatuses+` AND (l.job_id IS NULL OR l.expires_at < now())
 		ORDER BY w.updated_at LIMIT $1`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("runnable workflows: %w", err)

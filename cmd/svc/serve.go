@@ -13,6 +13,7 @@ import (
 
 	"svc/adapters/llm/providers"
 	"svc/adapters/mail"
+	"svc/adapters/mcpctx"
 	"svc/adapters/outbound"
 	"svc/adapters/ratelimit"
 	"svc/adapters/secrets"
@@ -20,6 +21,8 @@ import (
 	"svc/commands"
 	"svc/commands/webhooks"
 	"svc/commands/worker"
+	"svc/domain/catalog"
+	"svc/domain/planning"
 	httpapi "svc/http"
 	"svc/migrations"
 	"svc/projections"
@@ -77,11 +80,20 @@ func runServe(ctx context.Context, args []string) error {
 	if err := runner.Upgrade(ctx); err != nil {
 		return err
 	}
+	// One set of repositories for the API's commands, the workers and the
+	// dispatcher: their fold caches are shared.
 	repos := commands.NewRepositories(store)
+	queries := projections.NewQueries(store, runner, log)
+	planner := planning.NewPlanner(catalog.Default())
+	handlers := commands.NewHandlers(repos, commands.Ports{
+		Planner: planner, Sealer: box, NewSecret: webhook.NewSecret,
+		Connections: mcpctx.NewChecker(outboundClient, log), CostHistory: queries,
+		LLM: provider, Mail: sender, BaseURL: cfg.BaseURL, InteractiveIdle: cfg.InteractiveIdle, Log: log,
+	})
 	workers := worker.New(repos, provider, outboundClient, worker.Config{Concurrency: cfg.Workers, Lease: cfg.WorkerLease, DisallowDirect: !cfg.DirectExecution}, log)
 	api := httpapi.New(httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies, Version: version,
-		SSEHeartbeat: cfg.SSEHeartbeat, SSETimeout: cfg.SSETimeout, InteractiveIdle: cfg.InteractiveIdle},
-		httpapi.Deps{Store: store, Runner: runner, Limiter: limiter, Mail: sender, Log: log, Kicker: workers, Sealer: box, Outbound: outboundClient, LLM: provider})
+		SSEHeartbeat: cfg.SSEHeartbeat, SSETimeout: cfg.SSETimeout},
+		httpapi.Deps{Commands: handlers, Queries: queries, Limiter: apiLimiter{limiter}, Log: log, Catalog: planner.Catalog(), Kicker: workers})
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -135,12 +147,23 @@ func runServe(ctx context.Context, args []string) error {
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		log.Warn("shutdown incomplete", "error", err)
 	}
-	api.Close(sctx)
+	if err := handlers.Wait(sctx); err != nil { // mail still being sent
+		log.Warn("shutdown: background work unfinished", "error", err)
+	}
 	stopWork()
 	stopBackground()
 	wg.Wait()
 	log.Info("stopped")
 	return nil
+}
+
+// apiLimiter gives the API the rate limiter in its own terms.
+type apiLimiter struct{ ratelimit.Limiter }
+
+// Allow implements httpapi.Limiter.
+func (l apiLimiter) Allow(ctx context.Context, key string, limit int, window time.Duration) (httpapi.LimitDecision, error) {
+	d, err := l.Limiter.Allow(ctx, key, limit, window)
+	return httpapi.LimitDecision(d), err
 }
 
 func runMigrate(ctx context.Context, args []string) error {

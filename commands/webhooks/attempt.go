@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"svc/adapters/webhook"
@@ -19,9 +18,10 @@ import (
 // too.
 const appendTimeout = 10 * time.Second
 
-// errAbandoned is an attempt cut short by stopping: nothing is recorded,
-// and the attempt is made again, with the same number, later.
-var errAbandoned = errors.New("webhooks: attempt abandoned while stopping")
+// errAbandoned is an attempt cut short by stopping or a lost lease:
+// nothing is recorded, and the attempt is made again, with the same
+// number, later.
+var errAbandoned = errors.New("webhooks: attempt abandoned")
 
 // errSecretUnavailable is a delivery whose secret cannot be had: no
 // registration, or a sealed secret the service key cannot open. The
@@ -72,33 +72,16 @@ func (d *Dispatcher) attempt(ctx context.Context, id string) (*time.Time, error)
 	return rec.NextAttemptAt, nil
 }
 
-// send makes one attempt. Once ctx ends the attempt has StopGrace to
-// finish; past it the request is cancelled and, when no answer arrived,
-// the attempt is abandoned (errAbandoned).
+// send makes one attempt, bounded by SendTimeout. ctx lasts StopGrace
+// past the dispatcher's stop (jobs.Config.StopGrace); when it ends (or the
+// lease is lost) before an answer arrived, the request is cancelled and
+// the attempt abandoned (errAbandoned).
 func (d *Dispatcher) send(ctx context.Context, dl delivery.Scheduled, secret string, number int) (webhook.Result, error) {
-	sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d.cfg.SendTimeout)
+	sendCtx, cancel := context.WithTimeout(ctx, d.cfg.SendTimeout)
 	defer cancel()
-	var abandoned atomic.Bool
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-done:
-			return
-		case <-ctx.Done():
-		}
-		t := time.NewTimer(d.cfg.StopGrace)
-		defer t.Stop()
-		select {
-		case <-done:
-		case <-t.C:
-			abandoned.Store(true)
-			cancel()
-		}
-	}()
 	res := d.sender.Send(sendCtx, webhook.Delivery{ID: dl.DeliveryID, URL: dl.URL, Secret: secret, EventType: dl.Event,
 		WorkflowID: dl.WorkflowID, Body: []byte(dl.Body), Attempt: number})
-	if abandoned.Load() && res.StatusCode == 0 {
+	if ctx.Err() != nil && res.StatusCode == 0 {
 		return res, errAbandoned
 	}
 	return res, nil

@@ -10,12 +10,13 @@
 //     delivery id is derived from the event id, so a redelivered message
 //     meets a stream that exists already (a version conflict) and is acked.
 //     The handler makes no network call: one stream read and one append.
-//   - A sender loop finds due deliveries in the webhook_deliveries read model
-//     (or is told of a new one by the handler), takes a short lease per
-//     delivery in delivery_leases, makes one attempt with webhook.Sender
-//     outside any transaction, and appends WebhookDeliveryAttempted with the
-//     stream's expected version. Failed attempts are retried on the
-//     webhook.Backoff schedule, up to webhook.MaxAttempts.
+//   - A sender (a jobs.Runner of kind delivery) finds due deliveries in the
+//     webhook_deliveries read model (or is told of a new one by the
+//     handler), takes a lease per delivery in job_leases, makes one attempt
+//     with webhook.Sender outside any transaction, and appends
+//     WebhookDeliveryAttempted with the stream's expected version. Failed
+//     attempts are retried on the webhook.Backoff schedule, up to
+//     webhook.MaxAttempts.
 package webhooks
 
 import (
@@ -23,7 +24,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"os"
 	"sync"
 	"time"
 
@@ -32,6 +32,7 @@ import (
 	"svc/adapters/secrets"
 	"svc/adapters/webhook"
 	"svc/commands"
+	"svc/commands/jobs"
 	"svc/eventstore"
 )
 
@@ -58,7 +59,7 @@ type Config struct {
 	SendTimeout time.Duration
 	// Lease is how long a delivery's lease lasts; default 1 min, and at
 	// least twice SendTimeout plus StopGrace, so it outlives an attempt
-	// and its recording without renewal.
+	// and its recording even when a renewal (every third of it) fails.
 	Lease time.Duration
 	// StopGrace is how long attempts in flight may still take once Run's
 	// context ends; past it they are abandoned unrecorded; default 5 s.
@@ -67,8 +68,7 @@ type Config struct {
 
 func (c *Config) defaults() {
 	if c.ID == "" {
-		host, _ := os.Hostname()
-		c.ID = fmt.Sprintf("%s:%d:%d", host, os.Getpid(), time.Now().UnixNano()%1_000_000)
+		c.ID = jobs.DefaultID()
 	}
 	if c.ConsumerGroup == "" {
 		c.ConsumerGroup = DefaultConsumerGroup
@@ -103,11 +103,7 @@ type Dispatcher struct {
 	cfg    Config
 	log    *slog.Logger
 	now    func() time.Time
-	kick   chan string
-
-	mu      sync.Mutex
-	running map[string]bool
-	wg      sync.WaitGroup
+	jobs   *jobs.Runner
 
 	// methods remembers, per workflow stream, whether it wants webhooks.
 	methodsMu sync.Mutex
@@ -121,8 +117,11 @@ func New(repos *commands.Repositories, sender *webhook.Sender, box *secrets.Box,
 		panic("webhooks: nil dependency")
 	}
 	cfg.defaults()
-	return &Dispatcher{store: repos.Store, repos: repos, sender: sender, box: box, cfg: cfg, log: log.With("dispatcher", cfg.ID),
-		now: time.Now, kick: make(chan string, 1024), running: map[string]bool{}, methods: map[string]bool{}}
+	d := &Dispatcher{store: repos.Store, repos: repos, sender: sender, box: box, cfg: cfg, log: log.With("dispatcher", cfg.ID),
+		now: time.Now, methods: map[string]bool{}}
+	d.jobs = jobs.New(repos.Store.Pool(), jobs.Config{Kind: jobs.KindDelivery, ID: cfg.ID, Concurrency: cfg.Concurrency,
+		Lease: cfg.Lease, Poll: cfg.Poll, StopGrace: cfg.StopGrace, Find: d.due, Run: d.next}, d.log)
+	return d
 }
 
 // Run subscribes to the events topic and sends due deliveries until ctx
@@ -146,11 +145,10 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		defer close(consumed)
 		d.consume(msgs)
 	}()
-	d.sendLoop(ctx)
+	d.jobs.Run(ctx)
 	if err := sub.Close(); err != nil {
 		d.log.Warn("closing the webhook subscription", "error", err)
 	}
 	<-consumed
-	d.releaseAll()
 	return nil
 }

@@ -138,7 +138,7 @@ func TestDeliversEveryEventOnceSigned(t *testing.T) {
 	}
 
 	var leases int
-	if err := db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM delivery_leases`).Scan(&leases); err != nil || leases != 0 {
+	if err := db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM job_leases WHERE kind = 'delivery'`).Scan(&leases); err != nil || leases != 0 {
 		t.Errorf("%d leases left (%v)", leases, err)
 	}
 }
@@ -368,7 +368,7 @@ func TestStopAbandonsAttemptAndReleasesLease(t *testing.T) {
 		t.Errorf("stopping took %v", took)
 	}
 	var leases int
-	if err := db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM delivery_leases`).Scan(&leases); err != nil || leases != 0 {
+	if err := db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM job_leases WHERE kind = 'delivery'`).Scan(&leases); err != nil || leases != 0 {
 		t.Fatalf("%d leases after stopping (%v)", leases, err)
 	}
 	var attempted int

@@ -89,41 +89,6 @@ type timedOutPayload struct {
 	TotalSteps     int     `json:"total_steps"`
 }
 
-// webhookType maps a workflow event to its webhook event type; ok is false
-// for events that are not delivered.
-func webhookType(e event.Event) (typ string, ok bool, err error) {
-	switch e.Type {
-	case workflow.EventStepCompleted:
-		return delivery.TypeStepCompleted, true, nil
-	case workflow.EventCompleted:
-		var d workflow.Completed
-		if err := e.Decode(&d); err != nil {
-			return "", false, err
-		}
-		if d.Partial {
-			return delivery.TypeWorkflowCompletedPartial, true, nil
-		}
-		return delivery.TypeWorkflowCompleted, true, nil
-	case workflow.EventFailed, workflow.EventRejected:
-		return delivery.TypeWorkflowFailed, true, nil
-	case workflow.EventHalted:
-		return delivery.TypeWorkflowHalted, true, nil
-	case workflow.EventTimedOut:
-		return delivery.TypeTimedOut, true, nil
-	}
-	return "", false, nil
-}
-
-// delivered reports whether events of type typ can become deliveries, so
-// the handler skips everything else without reading the database.
-func delivered(typ string) bool {
-	switch typ {
-	case workflow.EventStepCompleted, workflow.EventCompleted, workflow.EventFailed, workflow.EventRejected, workflow.EventHalted, workflow.EventTimedOut:
-		return true
-	}
-	return false
-}
-
 // buildPayload renders the payload of event src of wf, where wf is the
 // workflow folded up to and including src.
 func buildPayload(typ, deliveryID string, wf *workflow.Workflow, src event.Event) ([]byte, error) {

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"svc/adapters/webhook"
+	"svc/domain"
 	"svc/domain/delivery"
 	"svc/domain/workflow"
 	"svc/eventstore/event"
@@ -59,9 +60,13 @@ func payloadOf(t *testing.T, events []event.Event) (string, map[string]any) {
 		t.Fatal(err)
 	}
 	src := events[len(events)-1]
-	typ, ok, err := webhookType(src)
-	if err != nil || !ok {
-		t.Fatalf("%s: type %q %v %v", src.Type, typ, ok, err)
+	data, err := domain.Events().Decode(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ, ok := delivery.TypeOf(data)
+	if !ok {
+		t.Fatalf("%s: not delivered", src.Type)
 	}
 	b, err := buildPayload(typ, "dlv_x", wf, src)
 	if err != nil {
@@ -101,7 +106,7 @@ func TestPayloads(t *testing.T) {
 		t.Errorf("%s: %v", typ, m)
 	}
 
-	if _, ok, _ := webhookType(event.Event{Type: workflow.EventStepStarted}); ok || delivered(workflow.EventStepStarted) {
+	if _, ok := delivery.TypeOf(workflow.StepStarted{}); ok || delivery.Delivers(workflow.EventStepStarted) {
 		t.Error("StepStarted is delivered")
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ThreeDotsLabs/watermill/message"
 
+	"svc/domain"
 	"svc/domain/delivery"
 	"svc/domain/workflow"
 	"svc/eventstore"
@@ -47,7 +48,7 @@ func (d *Dispatcher) consume(msgs <-chan *message.Message) {
 // would block the subscription for good.
 func (d *Dispatcher) Handle(msg *message.Message) error {
 	stream := msg.Metadata.Get("stream_id")
-	if !delivered(msg.Metadata.Get("type")) || !strings.HasPrefix(stream, workflowPrefix) {
+	if !delivery.Delivers(msg.Metadata.Get("type")) || !strings.HasPrefix(stream, workflowPrefix) {
 		return nil
 	}
 	version, err := strconv.ParseInt(msg.Metadata.Get("version"), 10, 64)
@@ -97,11 +98,10 @@ func (d *Dispatcher) wantsWebhook(ctx context.Context, stream string) (bool, err
 	if err != nil {
 		return false, fmt.Errorf("%w: %w", errSkip, err)
 	}
-	q := wf.Queued()
-	if q == nil { // not queued yet: nothing of it is delivered
+	want = delivery.Wants(wf) // not queued yet: nothing of it is delivered
+	if wf.Queued() == nil {
 		return false, nil
 	}
-	want = q.Delivery.Method == "webhook" && q.Delivery.WebhookURL != ""
 	d.methodsMu.Lock()
 	if len(d.methods) >= maxMethods {
 		clear(d.methods)
@@ -139,23 +139,23 @@ func (d *Dispatcher) schedule(ctx context.Context, stream string, version int64,
 	if err != nil {
 		return delivery.Scheduled{}, fmt.Errorf("%w: %w", errSkip, err)
 	}
-	q := wf.Queued()
-	typ, ok, err := webhookType(src)
+	data, err := registry.Decode(src)
 	if err != nil {
 		return delivery.Scheduled{}, fmt.Errorf("%w: %w", errSkip, err)
 	}
+	typ, ok := delivery.TypeOf(data)
 	if !ok {
 		return delivery.Scheduled{}, nil
 	}
-	webhookID := q.Delivery.WebhookID
-	id := delivery.ID(eventID, webhookID)
-	body, err := buildPayload(typ, id, wf, src)
+	body, err := buildPayload(typ, delivery.ID(eventID, wf.Queued().Delivery.WebhookID), wf, src)
 	if err != nil {
 		return delivery.Scheduled{}, fmt.Errorf("%w: %w", errSkip, err)
 	}
-	s := delivery.Scheduled{DeliveryID: id, OrgID: wf.OrgID(), WorkflowID: wf.ID(), Event: typ, URL: q.Delivery.WebhookURL,
-		WebhookID: webhookID, SourceEventID: eventID, Body: string(body), NextAttemptAt: d.now().UTC()}
+	s := delivery.Schedule(wf, eventID, typ, body, d.now())
 	m := event.Metadata{OrgID: wf.OrgID(), Actor: "system", CorrelationID: wf.ID(), CausationID: eventID}
-	_, err = d.store.Append(ctx, delivery.Stream(id), event.NewStream, event.New{Data: s, Metadata: m})
+	_, err = d.store.Append(ctx, delivery.Stream(s.DeliveryID), event.NewStream, event.New{Data: s, Metadata: m})
 	return s, err
 }
+
+// registry decodes the workflow event a delivery is scheduled for.
+var registry = domain.Events()

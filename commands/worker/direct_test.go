@@ -124,11 +124,13 @@ func TestDirectComposesContentSteps(t *testing.T) {
 func TestDirectContractReplacesReview(t *testing.T) {
 	o := newPayingOrg(t)
 	offlinePlan := execute(t, o, planDirect(t, o, "tag", `{"output_contract":`+tagContract+`}`))
+	offlineRun := runAll(t, offline.New(), offlinePlan)[0]
 	fake := newFake(t)
 	answer := `[{"ticket":"T-1","tag":"billing","confidence":0.9},{"ticket":"T-2","tag":"Bug","confidence":"0.4"}]`
 	fake.AddRule(fakellm.Rule{Match: "contract=ticket_tags", Answer: answer})
+	// queued only now: the offline worker, which also polls, cannot take it
 	faked := execute(t, o, planDirect(t, o, "tag", `{"output_contract":`+tagContract+`}`))
-	wfs := []*workflow.Workflow{runAll(t, offline.New(), offlinePlan)[0], runAll(t, fakeProvider(t, fake, 0, nil), faked)[0]}
+	wfs := []*workflow.Workflow{offlineRun, runAll(t, fakeProvider(t, fake, 0, nil), faked)[0]}
 
 	for i, status := range []string{"valid", "valid_after_normalization"} {
 		p, wf := []workflow.Planned{offlinePlan, faked}[i], wfs[i]

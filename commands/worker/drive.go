@@ -25,11 +25,6 @@ var errLost = errors.New("workflow moved by another worker")
 
 // drive runs workflow id until it ends, its lease is lost or ctx ends.
 func (w *Worker) drive(ctx context.Context, id string) {
-	defer w.release(id) // after the cancel below: no renewal races the release
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go w.keepLease(ctx, id, cancel)
-
 	wf, err := w.repos.Workflows.Get(ctx, id)
 	if err != nil {
 		w.log.Warn("loading a workflow", "workflow_id", id, "error", err)

@@ -451,7 +451,7 @@ func slotHeld(t *testing.T, orgID, id string) bool {
 func leaseOwner(t *testing.T, id string) string {
 	t.Helper()
 	var owner string
-	err := testDB.Pool.QueryRow(context.Background(), `SELECT coalesce((SELECT owner FROM workflow_leases WHERE workflow_id = $1), '')`, id).Scan(&owner)
+	err := testDB.Pool.QueryRow(context.Background(), `SELECT coalesce((SELECT owner FROM job_leases WHERE kind = 'workflow' AND job_id = $1), '')`, id).Scan(&owner)
 	if err != nil {
 		t.Fatal(err)
 	}

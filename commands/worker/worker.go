@@ -9,22 +9,19 @@ package worker
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
-	"sync"
 	"time"
 
 	"svc/adapters/llm"
 	"svc/commands"
-	"svc/eventstore"
+	"svc/commands/jobs"
 	"svc/projections"
 )
 
 // Config tunes a worker.
 type Config struct {
-	// ID names this process in leases; default host:pid.
+	// ID names this process in leases; default host:pid:random.
 	ID string
 	// Concurrency is how many workflows this process runs at once.
 	Concurrency int
@@ -42,8 +39,7 @@ type Config struct {
 
 func (c *Config) defaults() {
 	if c.ID == "" {
-		host, _ := os.Hostname()
-		c.ID = fmt.Sprintf("%s:%d:%d", host, os.Getpid(), time.Now().UnixNano()%1_000_000)
+		c.ID = jobs.DefaultID()
 	}
 	if c.Concurrency <= 0 {
 		c.Concurrency = 32
@@ -61,17 +57,12 @@ func (c *Config) defaults() {
 
 // Worker runs workflows.
 type Worker struct {
-	store    *eventstore.Store
 	repos    *commands.Repositories
 	llm      llm.Provider
 	outbound *http.Client
 	cfg      Config
 	log      *slog.Logger
-	kick     chan string
-
-	mu      sync.Mutex
-	running map[string]bool
-	wg      sync.WaitGroup
+	jobs     *jobs.Runner
 }
 
 // New returns a worker appending through repos, calling provider for steps
@@ -81,8 +72,10 @@ func New(repos *commands.Repositories, provider llm.Provider, outbound *http.Cli
 		panic("nil dependency")
 	}
 	cfg.defaults()
-	return &Worker{store: repos.Store, repos: repos, llm: provider, outbound: outbound, cfg: cfg, log: log.With("worker", cfg.ID),
-		kick: make(chan string, 1024), running: map[string]bool{}}
+	w := &Worker{repos: repos, llm: provider, outbound: outbound, cfg: cfg, log: log.With("worker", cfg.ID)}
+	w.jobs = jobs.New(repos.Store.Pool(), jobs.Config{Kind: jobs.KindWorkflow, ID: cfg.ID, Concurrency: cfg.Concurrency,
+		Lease: cfg.Lease, Poll: cfg.Poll, Find: w.runnable, Run: w.job}, w.log)
+	return w
 }
 
 // ID is the worker's lease owner name.
@@ -90,77 +83,23 @@ func (w *Worker) ID() string { return w.cfg.ID }
 
 // Kick hints that workflow id was just queued, so it starts without
 // waiting for the read model.
-func (w *Worker) Kick(id string) {
-	select {
-	case w.kick <- id:
-	default: // the poll finds it
-	}
-}
+func (w *Worker) Kick(id string) { w.jobs.Kick(id) }
 
 // Run finds and drives workflows until ctx ends, then stops every run at
 // its next boundary and hands the leases back.
 func (w *Worker) Run(ctx context.Context) error {
-	ticker := time.NewTicker(w.cfg.Poll)
-	defer ticker.Stop()
-	defer w.wg.Wait()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case id := <-w.kick:
-			w.try(ctx, id)
-		case <-ticker.C:
-			free := w.free()
-			if free == 0 {
-				continue
-			}
-			ids, err := projections.Runnable(ctx, w.store.Pool(), free)
-			if err != nil {
-				if ctx.Err() == nil {
-					w.log.Warn("looking for runnable workflows", "error", err)
-				}
-				continue
-			}
-			for _, id := range ids {
-				w.try(ctx, id)
-			}
-		}
-	}
+	w.jobs.Run(ctx)
+	return nil
 }
 
-func (w *Worker) free() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.cfg.Concurrency - len(w.running)
+// runnable lists up to limit workflows to drive whose lease is free.
+func (w *Worker) runnable(ctx context.Context, limit int) ([]string, error) {
+	return projections.Runnable(ctx, w.repos.Store.Pool(), limit)
 }
 
-// try claims id and drives it in the background, unless it runs here
-// already, the worker is full, or another process holds its lease.
-func (w *Worker) try(ctx context.Context, id string) {
-	w.mu.Lock()
-	if w.running[id] || len(w.running) >= w.cfg.Concurrency {
-		w.mu.Unlock()
-		return
-	}
-	w.running[id] = true
-	w.mu.Unlock()
-	done := func() {
-		w.mu.Lock()
-		delete(w.running, id)
-		w.mu.Unlock()
-	}
-	ok, err := w.claim(ctx, id)
-	if err != nil || !ok {
-		if err != nil && ctx.Err() == nil {
-			w.log.Warn("claiming a workflow", "workflow_id", id, "error", err)
-		}
-		done()
-		return
-	}
-	w.wg.Add(1)
-	go func() {
-		defer w.wg.Done()
-		defer done()
-		w.drive(ctx, id)
-	}()
+// job drives workflow id under its lease; a run is never due at a set
+// time (the read model lists it while it is runnable).
+func (w *Worker) job(ctx context.Context, id string) *time.Time {
+	w.drive(ctx, id)
+	return nil
 }

@@ -557,7 +557,7 @@ func TestLeaseTakeoverAfterCrash(t *testing.T) {
 		t.Fatalf("lease owner after the crash %q", owner)
 	}
 	var expires time.Time
-	if err := testDB.Pool.QueryRow(context.Background(), `SELECT expires_at FROM workflow_leases WHERE workflow_id = $1`, p.WorkflowID).Scan(&expires); err != nil {
+	if err := testDB.Pool.QueryRow(context.Background(), `SELECT expires_at FROM job_leases WHERE kind = 'workflow' AND job_id = $1`, p.WorkflowID).Scan(&expires); err != nil {
 		t.Fatal(err)
 	}
 
@@ -801,8 +801,8 @@ func TestLeaseLostStopsRun(t *testing.T) {
 	waitFor(t, "step 2's call", 10*time.Second, func() bool { return fake.Calls("framework="+second.Name) > 0 })
 	// another process has the lease now, for a second
 	var ghostUntil time.Time
-	if err := testDB.Pool.QueryRow(context.Background(), `UPDATE workflow_leases SET owner = 'ghost', expires_at = now() + interval '1 second'
-		WHERE workflow_id = $1 RETURNING expires_at`, p.WorkflowID).Scan(&ghostUntil); err != nil {
+	if err := testDB.Pool.QueryRow(context.Background(), `UPDATE job_leases SET owner = 'ghost', expires_at = now() + interval '1 second'
+		WHERE kind = 'workflow' AND job_id = $1 RETURNING expires_at`, p.WorkflowID).Scan(&ghostUntil); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()

@@ -28,7 +28,7 @@ func TestEmbeddedCatalogueLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if Default() != Default() {
+	if first, again := Default(), Default(); first != again {
 		t.Error("Default returned different catalogues")
 	}
 	if got, want := len(Default().TaskTypes()), len(c.TaskTypes()); got != want {

@@ -59,7 +59,7 @@ func (w *Workflow) StartComposed(batch []PlannedStep) []event.Data {
 	return out
 }
 
-// Salvage decides the terminal step's last rung: a deliverable assembled
+// SalvageStep decides the terminal step's last rung: a deliverable assembled
 // from the completed steps, without a model.
 func (w *Workflow) SalvageStep(step PlannedStep) StepIncomplete {
 	return StepIncomplete{Step: step.Step, Name: step.Name, Reason: ReasonBudgetExhausted, Salvaged: true, Deliverable: w.Salvage()}
@@ -128,7 +128,7 @@ func (f Failure) says() string {
 	return "every LLM provider failed"
 }
 
-// Failed is what a step failure does to the run: events to record, or
+// FailureOutcome is what a step failure does to the run: events to record, or
 // another try in parts first, or the end of the run.
 type FailureOutcome struct {
 	// Events are recorded, and the run goes on from them.

@@ -146,18 +146,6 @@ func (c *sseConn) read(body io.ReadCloser) {
 	}
 }
 
-// next returns the next event; false when the stream ended.
-func (c *sseConn) next(t testing.TB, within time.Duration) (sseMsg, bool) {
-	t.Helper()
-	select {
-	case m, ok := <-c.msgs:
-		return m, ok
-	case <-time.After(within):
-		t.Fatalf("no event within %v", within)
-	}
-	return sseMsg{}, false
-}
-
 // rest reads every event until the server ends the stream.
 func (c *sseConn) rest(t testing.TB, within time.Duration) []sseMsg {
 	t.Helper()
@@ -175,9 +163,6 @@ func (c *sseConn) rest(t testing.TB, within time.Duration) []sseMsg {
 		}
 	}
 }
-
-// close ends the stream from the client side.
-func (c *sseConn) close() { c.cancel() }
 
 // names lists "event(id)" of events, for messages.
 func names(evs []sseMsg) string {

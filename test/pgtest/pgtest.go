@@ -106,7 +106,7 @@ func (d *DB) Reset(t testing.TB) {
 			EXECUTE 'DROP TABLE IF EXISTS ' || quote_ident(r.tablename) || ' CASCADE';
 		END LOOP;
 	END $$;
-	TRUNCATE events, projection_checkpoints, watermill_offsets_events, workflow_leases, delivery_leases RESTART IDENTITY`)
+	TRUNCATE events, projection_checkpoints, watermill_offsets_events, job_leases RESTART IDENTITY`)
 	if err != nil {
 		t.Fatalf("pgtest: reset: %v", err)
 	}

@@ -1,0 +1,229 @@
+// Package jobs runs leased jobs: work of one kind (a workflow to drive, a
+// webhook delivery to attempt) that every process of the service may pick
+// up but only one may run at a time.
+//
+// A Runner finds due jobs through its caller's query every Poll, or is told
+// of one (Kick); it takes a lease on a job in job_leases (migration 0007)
+// before running it, renews the lease every third of Config.Lease while the
+// job runs, and hands it back when the job returns. A crashed process's
+// leases expire and another process takes its jobs over. A lease is
+// coordination, not a lock on the job's state: jobs record what they did
+// with their stream's expected version, so even a process that lost a lease
+// without noticing cannot record anything twice.
+package jobs
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// The kinds of job of the service, as job_leases names them (the read
+// models' find queries name them in their SQL too).
+const (
+	// KindWorkflow is a workflow for the worker to drive (commands/worker).
+	KindWorkflow = "workflow"
+	// KindDelivery is a webhook delivery for the dispatcher to attempt
+	// (commands/webhooks).
+	KindDelivery = "delivery"
+)
+
+// kickWithin is the longest pause until a job's next run for which the
+// runner sets itself a timer; later runs are found by Find.
+const kickWithin = time.Minute
+
+// Causes of a job's context ending (context.Cause).
+var (
+	// ErrLeaseLost: another owner holds the job's lease now.
+	ErrLeaseLost = errors.New("jobs: lease lost to another owner")
+	// ErrStopped: the runner stopped (and its StopGrace ran out).
+	ErrStopped = errors.New("jobs: runner stopped")
+)
+
+// Finder lists up to limit ids of due jobs whose lease is free or expired.
+type Finder func(ctx context.Context, limit int) ([]string, error)
+
+// Job runs job id while the runner holds its lease. Its context ends when
+// the lease is lost (cause ErrLeaseLost) or the runner stops (ErrStopped);
+// the job should return soon after. It returns when the job is due again:
+// within a minute the runner runs it again then; nil, or later, leaves it
+// to Find and Kick.
+type Job func(ctx context.Context, id string) (next *time.Time)
+
+// Execer runs a statement; *pgxpool.Pool satisfies it.
+type Execer interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+// Config tunes a Runner. Kind, Find and Run are required; other zero
+// values take the defaults.
+type Config struct {
+	// Kind names the jobs in job_leases, e.g. KindWorkflow.
+	Kind string
+	// ID names this process in leases; default DefaultID().
+	ID string
+	// Concurrency bounds the jobs running at once here; default 8.
+	Concurrency int
+	// Lease is how long a lease lasts without renewal (renewed every third
+	// of it); default 30 s.
+	Lease time.Duration
+	// Poll is how often Find is asked for due jobs; default 500 ms.
+	Poll time.Duration
+	// StopGrace is how long running jobs keep their context once Run's
+	// context ends; past it they are abandoned (their context ends). Zero:
+	// their context ends with Run's.
+	StopGrace time.Duration
+	// Find lists due jobs.
+	Find Finder
+	// Run runs one job.
+	Run Job
+}
+
+// DefaultID names a process in leases: host:pid:random.
+func DefaultID() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s:%d:%d", host, os.Getpid(), time.Now().UnixNano()%1_000_000)
+}
+
+func (c *Config) defaults() {
+	c.ID = cmp.Or(c.ID, DefaultID())
+	c.Concurrency = cmp.Or(max(c.Concurrency, 0), 8)
+	c.Lease = cmp.Or(max(c.Lease, 0), 30*time.Second)
+	c.Poll = cmp.Or(max(c.Poll, 0), 500*time.Millisecond)
+	c.StopGrace = max(c.StopGrace, 0)
+}
+
+// Runner finds, leases and runs the jobs of one kind.
+type Runner struct {
+	db    Execer
+	cfg   Config
+	log   *slog.Logger
+	idKey string // the log attribute of a job's id, e.g. workflow_id
+	kick  chan string
+
+	mu      sync.Mutex
+	running map[string]bool
+	wg      sync.WaitGroup
+}
+
+// New returns a runner taking leases through db.
+func New(db Execer, cfg Config, log *slog.Logger) *Runner {
+	if db == nil || log == nil || cfg.Kind == "" || cfg.Find == nil || cfg.Run == nil {
+		panic("jobs: nil dependency")
+	}
+	cfg.defaults()
+	return &Runner{db: db, cfg: cfg, log: log, idKey: cfg.Kind + "_id", kick: make(chan string, 1024), running: map[string]bool{}}
+}
+
+// Kick hints that job id is due now, so it starts without waiting for
+// Find; a hint that finds the queue full is dropped (Find lists the job).
+func (r *Runner) Kick(id string) {
+	select {
+	case r.kick <- id:
+	default:
+	}
+}
+
+// Run finds and runs jobs until ctx ends. Then it starts none, gives
+// running jobs StopGrace before ending their contexts, waits for them and
+// hands back every lease of this owner and kind.
+func (r *Runner) Run(ctx context.Context) {
+	jobCtx, abandon := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer abandon(ErrStopped)
+	r.loop(ctx, jobCtx)
+	grace := time.AfterFunc(r.cfg.StopGrace, func() { abandon(ErrStopped) })
+	defer grace.Stop()
+	r.wg.Wait()
+	r.releaseAll()
+}
+
+// loop starts kicked and found jobs, with jobCtx, until ctx ends.
+func (r *Runner) loop(ctx, jobCtx context.Context) {
+	ticker := time.NewTicker(r.cfg.Poll)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case id := <-r.kick:
+			r.start(ctx, jobCtx, id)
+		case <-ticker.C:
+			r.poll(ctx, jobCtx)
+		}
+	}
+}
+
+// poll starts the due jobs Find lists, as many as there are free slots.
+func (r *Runner) poll(ctx, jobCtx context.Context) {
+	r.mu.Lock()
+	free := r.cfg.Concurrency - len(r.running)
+	r.mu.Unlock()
+	if free <= 0 {
+		return
+	}
+	ids, err := r.cfg.Find(ctx, free)
+	if err != nil {
+		if ctx.Err() == nil {
+			r.log.Warn("looking for due jobs", "kind", r.cfg.Kind, "error", err)
+		}
+		return
+	}
+	for _, id := range ids {
+		r.start(ctx, jobCtx, id)
+	}
+}
+
+// start runs job id in the background under its lease, unless it runs
+// here already, every slot is taken, or another owner holds the lease.
+func (r *Runner) start(ctx, jobCtx context.Context, id string) {
+	r.mu.Lock()
+	if r.running[id] || len(r.running) >= r.cfg.Concurrency {
+		r.mu.Unlock()
+		return
+	}
+	r.running[id] = true
+	r.mu.Unlock()
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		next := r.runLeased(ctx, jobCtx, id)
+		r.mu.Lock()
+		delete(r.running, id)
+		r.mu.Unlock()
+		if next != nil && ctx.Err() == nil {
+			if pause := time.Until(*next); pause < kickWithin {
+				time.AfterFunc(max(pause, 0), func() { r.Kick(id) })
+			}
+		}
+	}()
+}
+
+// runLeased claims the lease of job id, runs the job while renewing the
+// lease, and hands the lease back when the job returns.
+func (r *Runner) runLeased(ctx, jobCtx context.Context, id string) *time.Time {
+	ok, err := r.claim(ctx, id)
+	if err != nil || !ok {
+		if err != nil && ctx.Err() == nil {
+			r.log.Warn("claiming a lease", r.idKey, id, "error", err)
+		}
+		return nil
+	}
+	defer r.release(id) // after the renewals below have stopped
+	run, cancel := context.WithCancelCause(jobCtx)
+	renewed := make(chan struct{})
+	go func() {
+		defer close(renewed)
+		r.keep(run, id, cancel)
+	}()
+	next := r.cfg.Run(run, id)
+	cancel(context.Canceled)
+	<-renewed
+	return next
+}

@@ -1,0 +1,102 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// releaseTimeout bounds handing leases back, which happens while stopping
+// too.
+const releaseTimeout = 5 * time.Second
+
+// Querier reads one row; a pgx.Tx, a connection or a pool satisfies it.
+type Querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// Held reports whether any owner holds a live lease on job id of kind,
+// read through db (a caller's transaction, say): the job is being run.
+func Held(ctx context.Context, db Querier, kind, id string) (bool, error) {
+	var held bool
+	err := db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM job_leases
+		WHERE kind = $1 AND job_id = $2 AND expires_at > now())`, kind, id).Scan(&held)
+	if err != nil {
+		return false, fmt.Errorf("jobs: read the lease of %s %s: %w", kind, id, err)
+	}
+	return held, nil
+}
+
+// claim takes the lease of job id if it is free, expired or already this
+// owner's (a stale one whose release failed: start never runs a job twice
+// at once in one process).
+func (r *Runner) claim(ctx context.Context, id string) (bool, error) {
+	tag, err := r.db.Exec(ctx, `INSERT INTO job_leases (kind, job_id, owner, expires_at)
+		VALUES ($1, $2, $3, now() + make_interval(secs => $4))
+		ON CONFLICT (kind, job_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at, taken_at = now()
+		WHERE job_leases.expires_at < now() OR job_leases.owner = excluded.owner`,
+		r.cfg.Kind, id, r.cfg.ID, r.cfg.Lease.Seconds())
+	if err != nil {
+		return false, fmt.Errorf("jobs: claim %s %s: %w", r.cfg.Kind, id, err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// renew extends the lease of job id; false means another owner has it now.
+func (r *Runner) renew(ctx context.Context, id string) (bool, error) {
+	tag, err := r.db.Exec(ctx, `UPDATE job_leases SET expires_at = now() + make_interval(secs => $4)
+		WHERE kind = $1 AND job_id = $2 AND owner = $3`, r.cfg.Kind, id, r.cfg.ID, r.cfg.Lease.Seconds())
+	if err != nil {
+		return false, fmt.Errorf("jobs: renew %s %s: %w", r.cfg.Kind, id, err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// keep renews the lease of job id every third of the lease until ctx
+// ends; when the lease is lost it calls lost, which ends the job's context.
+func (r *Runner) keep(ctx context.Context, id string, lost context.CancelCauseFunc) {
+	t := time.NewTicker(max(r.cfg.Lease/3, time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			ok, err := r.renew(ctx, id)
+			if err != nil {
+				if ctx.Err() == nil {
+					r.log.Warn("renewing a lease", r.idKey, id, "error", err)
+				}
+				continue // again next tick: the lease outlives two misses
+			}
+			if !ok {
+				r.log.Warn("lease lost: another owner has the job", r.idKey, id)
+				lost(ErrLeaseLost)
+				return
+			}
+		}
+	}
+}
+
+// release hands the lease of job id back, even while stopping.
+func (r *Runner) release(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+	defer cancel()
+	_, err := r.db.Exec(ctx, `DELETE FROM job_leases WHERE kind = $1 AND job_id = $2 AND owner = $3`, r.cfg.Kind, id, r.cfg.ID)
+	if err != nil {
+		r.log.Warn("releasing a lease", r.idKey, id, "error", err)
+	}
+}
+
+// releaseAll hands back every lease of this owner and kind still held
+// (none, unless a release failed).
+func (r *Runner) releaseAll() {
+	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+	defer cancel()
+	_, err := r.db.Exec(ctx, `DELETE FROM job_leases WHERE kind = $1 AND owner = $2`, r.cfg.Kind, r.cfg.ID)
+	if err != nil {
+		r.log.Warn("releasing leases", "kind", r.cfg.Kind, "error", err)
+	}
+}

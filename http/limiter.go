@@ -1,0 +1,30 @@
+package httpapi
+
+import (
+	"context"
+	"time"
+)
+
+// Limiter counts requests per key in a sliding window: the per-minute,
+// signup and daily execute limits. The API degrades open when it fails.
+type Limiter interface {
+	// Allow counts a request for key unless limit requests were counted
+	// in the last window, and reports the decision.
+	Allow(ctx context.Context, key string, limit int, window time.Duration) (LimitDecision, error)
+	// Ping checks the store behind the limiter (health's cache check).
+	Ping(ctx context.Context) error
+}
+
+// LimitDecision is the outcome of one Limiter.Allow call.
+type LimitDecision struct {
+	// Allowed reports whether the request may proceed.
+	Allowed bool
+	// Limit is the number of requests permitted per window.
+	Limit int
+	// Remaining is the number of requests left in the window after this
+	// one (0 when refused).
+	Remaining int
+	// RetryAfter is, when refused, how long until a request would be
+	// allowed again.
+	RetryAfter time.Duration
+}
