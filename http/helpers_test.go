@@ -53,7 +53,7 @@ func testDeps(t *testing.T, st *eventstore.Store, runner *projections.Runner, li
 	if err != nil {
 		t.Fatal(err)
 	}
-	queries := projections.NewQueries(st, runner, quiet)
+	queries := projections.NewQueries(st, commands.NewRepositories(st).Workflows, runner, quiet)
 	planner := planning.NewPlanner(catalog.Default())
 	handlers := commands.NewHandlers(commands.NewRepositories(st), commands.Ports{
 		Planner: planner, Sealer: box, NewSecret: webhook.NewSecret,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"svc/commands"
 	"svc/domain/delivery"
 	"svc/domain/workflow"
 	"svc/eventstore"
@@ -36,7 +37,7 @@ func TestWebhookDeliveriesHandler(t *testing.T) {
 	if err := runner.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{queries: projections.NewQueries(st, runner, quiet), log: quiet}
+	s := &Server{queries: projections.NewQueries(st, commands.NewRepositories(st).Workflows, runner, quiet), log: quiet}
 	org, stranger := uuid.NewString(), uuid.NewString()
 	wf := workflow.NewID()
 	if _, err := st.Append(ctx, workflow.Stream(wf), event.NewStream, event.New{Data: workflow.Planned{WorkflowID: wf, OrgID: org, TotalSteps: 1}, Metadata: event.Metadata{OrgID: org}}); err != nil {

@@ -21,8 +21,9 @@ const DefaultWaitBound = 3 * time.Second
 // yet) and the runner (read-your-writes). They also give plans their cost
 // history (commands.CostHistory).
 type Queries struct {
-	store  *eventstore.Store
-	runner *Runner
+	store     *eventstore.Store
+	workflows *eventstore.Repository[*workflow.Workflow]
+	runner    *Runner
 	log    *slog.Logger
 	bound  time.Duration
 }
@@ -39,14 +40,16 @@ func WithWaitBound(d time.Duration) QueriesOption {
 	}
 }
 
-// NewQueries returns the queries over store; runner is the process's
-// projection runner, whose progress Wait follows (nil: Wait returns at
-// once). log receives reads that failed but did not fail the caller.
-func NewQueries(store *eventstore.Store, runner *Runner, log *slog.Logger, opts ...QueriesOption) *Queries {
-	if store == nil || log == nil {
+// NewQueries returns the queries over store; workflows is the workflow
+// repository (commands.Repositories) that folds a workflow the read model
+// has not reached; runner is the process's projection runner, whose
+// progress Wait follows (nil: Wait returns at once). log receives reads
+// that failed but did not fail the caller.
+func NewQueries(store *eventstore.Store, workflows *eventstore.Repository[*workflow.Workflow], runner *Runner, log *slog.Logger, opts ...QueriesOption) *Queries {
+	if store == nil || workflows == nil || log == nil {
 		panic("projections: nil queries dependency")
 	}
-	q := &Queries{store: store, runner: runner, log: log, bound: DefaultWaitBound}
+	q := &Queries{store: store, workflows: workflows, runner: runner, log: log, bound: DefaultWaitBound}
 	for _, o := range opts {
 		o(q)
 	}
@@ -102,28 +105,11 @@ func (q *Queries) Workflow(ctx context.Context, orgID, id string) (workflow.View
 			return row.View, nil
 		}
 	}
-	wf, err := q.fold(ctx, orgID, id)
+	wf, err := q.workflows.GetOwned(ctx, orgID, id)
 	if err != nil {
 		return workflow.View{}, err
 	}
 	return wf.View(true), nil
-}
-
-// fold folds a workflow's stream; another organization's is
-// workflow.ErrNotFound.
-func (q *Queries) fold(ctx context.Context, orgID, id string) (*workflow.Workflow, error) {
-	events, err := q.store.Load(ctx, workflow.Stream(id))
-	if err != nil {
-		return nil, fmt.Errorf("workflow %s: %w", id, err)
-	}
-	wf, err := workflow.Load(events)
-	if err != nil {
-		return nil, err
-	}
-	if wf.OrgID() != orgID {
-		return nil, workflow.ErrNotFound
-	}
-	return wf, nil
 }
 
 // WorkflowEvents are the events of workflow id's stream after version

@@ -83,7 +83,7 @@ func runServe(ctx context.Context, args []string) error {
 	// One set of repositories for the API's commands, the workers and the
 	// dispatcher: their fold caches are shared.
 	repos := commands.NewRepositories(store)
-	queries := projections.NewQueries(store, runner, log)
+	queries := projections.NewQueries(store, repos.Workflows, runner, log)
 	planner := planning.NewPlanner(catalog.Default())
 	handlers := commands.NewHandlers(repos, commands.Ports{
 		Planner: planner, Sealer: box, NewSecret: webhook.NewSecret,

@@ -190,13 +190,28 @@ func (r *Runner) start(ctx, jobCtx context.Context, id string) {
 	}
 	r.running[id] = true
 	r.mu.Unlock()
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
-		next := r.runLeased(ctx, jobCtx, id)
+	done := func() {
 		r.mu.Lock()
 		delete(r.running, id)
 		r.mu.Unlock()
+	}
+	// The claim is made here, one at a time, before the job's goroutine
+	// starts: a burst of kicks then starts jobs as fast as their leases are
+	// taken rather than all at once, and a job whose lease another owner
+	// holds costs no goroutine.
+	ok, err := r.claim(ctx, id)
+	if err != nil || !ok {
+		if err != nil && ctx.Err() == nil {
+			r.log.Warn("claiming a lease", r.idKey, id, "error", err)
+		}
+		done()
+		return
+	}
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		next := r.runLeased(jobCtx, id)
+		done()
 		if next != nil && ctx.Err() == nil {
 			if pause := time.Until(*next); pause < kickWithin {
 				time.AfterFunc(max(pause, 0), func() { r.Kick(id) })
@@ -205,16 +220,9 @@ func (r *Runner) start(ctx, jobCtx context.Context, id string) {
 	}()
 }
 
-// runLeased claims the lease of job id, runs the job while renewing the
+// runLeased runs job id, whose lease was claimed, while renewing the
 // lease, and hands the lease back when the job returns.
-func (r *Runner) runLeased(ctx, jobCtx context.Context, id string) *time.Time {
-	ok, err := r.claim(ctx, id)
-	if err != nil || !ok {
-		if err != nil && ctx.Err() == nil {
-			r.log.Warn("claiming a lease", r.idKey, id, "error", err)
-		}
-		return nil
-	}
+func (r *Runner) runLeased(jobCtx context.Context, id string) *time.Time {
 	defer r.release(id) // after the renewals below have stopped
 	run, cancel := context.WithCancelCause(jobCtx)
 	renewed := make(chan struct{})
