@@ -33,9 +33,20 @@ lint: tools
 # Every package gets its own database, so packages run in parallel. The
 # event store's tests hold transactions open on purpose (late commits), and
 # the snapshot xmin they hold back is server-wide, so they run first, alone.
-test: vet lint
+test: vet lint fuzz
 	$(GO) test -race -count=1 -timeout 10m ./eventstore
 	$(GO) test -race -count=1 -timeout 15m $$($(GO) list ./... | grep -v '/eventstore$$')
+
+# Go native fuzzing of the request decoders (http/*_fuzz_test.go), a short
+# budget per target: go test takes one -fuzz target per package and
+# invocation, hence the loop. Plain go test runs their seeds every time.
+FUZZTIME ?= 3s
+.PHONY: fuzz
+fuzz:
+	@set -e; for f in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' http/*_test.go); do \
+		echo "fuzz $$f ($(FUZZTIME))"; \
+		$(GO) test -run='^$$' -fuzz="^$$f$$" -fuzztime=$(FUZZTIME) ./http; \
+	done
 
 bench: build
 	bash test/bench/run.sh

@@ -44,8 +44,9 @@ func NewApproveWorkflowHandler(repos *Repositories) ApproveWorkflowHandler {
 }
 
 // Handle appends WorkflowApproved (a worker takes the run on) or
-// WorkflowRejected (the run fails with halt_reason rejected and frees its
-// slot; the steps that ran stay charged).
+// WorkflowRejected (the run fails with halt_reason rejected, releases what
+// is left of its reservation and frees its slot; the steps that ran stay
+// charged).
 func (h ApproveWorkflowHandler) Handle(ctx context.Context, cmd ApproveWorkflow) (WorkflowDecided, error) {
 	if cmd.Decision != DecisionApproved && cmd.Decision != DecisionRejected {
 		return WorkflowDecided{}, ErrInvalidDecision
@@ -70,7 +71,7 @@ func (h ApproveWorkflowHandler) Handle(ctx context.Context, cmd ApproveWorkflow)
 		out.Status = workflow.StatusApproved
 		if workflow.Ends(decided) { // rejected
 			out.Status = workflow.StatusFailed
-			return releaseSlot(tx, h.repos, wf)
+			return endRun(tx, h.repos, wf, decided.EventType())
 		}
 		return nil
 	})

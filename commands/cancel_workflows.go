@@ -55,8 +55,8 @@ func NewCancelWorkflowsHandler(repos *Repositories) CancelWorkflowsHandler {
 }
 
 // Handle previews, or cancels each workflow in a transaction of its own
-// (WorkflowCancelled and the slot's release): one workflow's failure does
-// not undo the others'.
+// (WorkflowCancelled, the release of its reservation and of its slot:
+// EndRun): one workflow's failure does not undo the others'.
 func (h CancelWorkflowsHandler) Handle(ctx context.Context, cmd CancelWorkflows) (WorkflowsCancelled, error) {
 	ids := dedupe(cmd.IDs)
 	if len(ids) == 0 {
@@ -85,7 +85,7 @@ func (h CancelWorkflowsHandler) Handle(ctx context.Context, cmd CancelWorkflows)
 			if _, err := h.repos.Workflows.Save(tx, wf.ID(), wf, cancelled); err != nil {
 				return err
 			}
-			return releaseSlot(tx, h.repos, wf)
+			return endRun(tx, h.repos, wf, cancelled.EventType())
 		})
 		if err == nil && p.Action != "" && cmd.Confirm {
 			out.Position = pos // only a committed cancel is waited for

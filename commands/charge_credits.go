@@ -15,7 +15,7 @@ type ChargeCredits struct {
 
 // CreditsCharged is the outcome of ChargeCredits.
 type CreditsCharged struct {
-	Balance  int64
+	Balance  int64 // the spendable balance after it
 	Position event.Position
 }
 

@@ -42,6 +42,31 @@ func WithLogging[C any, R any](h Handler[C, R], log *slog.Logger) Handler[C, R] 
 	})
 }
 
+// Waiter makes reads reflect writes: WaitFor returns once every read model
+// fed by an event type on the receipt has applied its last event (bounded;
+// a read model that lags past the bound is the waiter's to report).
+type Waiter interface {
+	WaitFor(ctx context.Context, r *event.Receipt)
+}
+
+// WithReadYourWrites decorates h so that, once it returns, whatever it
+// appended is visible to the caller's reads: it records the command's
+// committed appends on a receipt and waits on w for the read models they
+// feed. Every command the API runs is decorated so (Handlers): no handler
+// names the read models it affects, so none can forget one. A nil w
+// returns h as it is.
+func WithReadYourWrites[C any, R any](h Handler[C, R], w Waiter) Handler[C, R] {
+	if w == nil {
+		return h
+	}
+	return HandlerFunc[C, R](func(ctx context.Context, cmd C) (R, error) {
+		wctx, receipt := event.WithReceipt(ctx)
+		r, err := h.Handle(wctx, cmd)
+		w.WaitFor(ctx, receipt) // also after a refusal that committed (an expired session)
+		return r, err
+	})
+}
+
 // must panics on a nil repositories value: a handler without one is a
 // wiring mistake, found at start.
 func must(repos *Repositories) *Repositories {

@@ -32,7 +32,7 @@ type EnhanceTask struct {
 type TaskEnhanced struct {
 	Enhanced string // the rewritten description
 	Credits  int64  // charged: EnhanceCredits
-	Balance  int64  // after the charge
+	Balance  int64  // the spendable balance after the charge
 	Position event.Position
 }
 
@@ -51,7 +51,8 @@ func NewEnhanceTaskHandler(repos *Repositories, provider llm.Provider) EnhanceTa
 	return EnhanceTaskHandler{repos: must(repos), llm: provider}
 }
 
-// Handle refuses with an *InsufficientCreditsError when the balance does
+// Handle refuses with an *InsufficientCreditsError when the spendable
+// balance (what the org's runs hold in reservation is not spendable) does
 // not cover EnhanceCredits, then has the LLM rewrite the description and
 // charges for it: the charge follows a rewrite that succeeded, so a failed
 // call (ErrEnhanceUnavailable) or an empty answer costs nothing.

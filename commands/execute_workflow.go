@@ -136,7 +136,9 @@ func NewExecuteWorkflowHandler(repos *Repositories, planner PlanWorkflowHandler,
 // Handle validates the delivery (ValidateDelivery), plans a fresh execute,
 // then checks the limits and appends, in one transaction: the plan (for a
 // fresh execute), WorkflowQueued, the task's duplicate marker, the active
-// slot, the free first run and the webhook registration.
+// slot, the reservation of the plan's estimate in the org's ledger (or the
+// free first run) and the webhook registration. An estimate the spendable
+// balance does not cover is an *InsufficientCreditsError.
 func (h ExecuteWorkflowHandler) Handle(ctx context.Context, cmd ExecuteWorkflow) (WorkflowQueued, error) {
 	if err := ValidateDelivery(cmd.Delivery); err != nil {
 		return WorkflowQueued{}, err
@@ -226,16 +228,6 @@ func (h ExecuteWorkflowHandler) queue(tx *eventstore.Tx, cmd ExecuteWorkflow, fr
 		return WorkflowQueued{}, &ConcurrentLimitError{Limit: limit, Active: active.Active()}
 	}
 
-	if !q.Free {
-		ledger, err := h.repos.Ledgers.Load(tx, cmd.OrgID)
-		if err != nil {
-			return WorkflowQueued{}, err
-		}
-		if ledger.Balance() < int64(planned.Credits) {
-			return WorkflowQueued{}, insufficient(ledger, int64(planned.Credits))
-		}
-	}
-
 	var out WorkflowQueued
 	if cmd.Delivery.Method == "webhook" {
 		stream := workflow.WebhookStream(cmd.OrgID, cmd.Delivery.WebhookURL)
@@ -255,9 +247,6 @@ func (h ExecuteWorkflowHandler) queue(tx *eventstore.Tx, cmd ExecuteWorkflow, fr
 	if _, err := tx.Append(taskStream, taskVersion, workflow.Submitted{WorkflowID: planned.WorkflowID}); err != nil {
 		return WorkflowQueued{}, err
 	}
-	if _, err := h.repos.Slots.Save(tx, cmd.OrgID, active, slot); err != nil {
-		return WorkflowQueued{}, err
-	}
 	if q.Free {
 		if _, err := tx.Append(workflow.FirstRunStream(cmd.OrgID), event.NewStream, workflow.FirstRunClaimed(slot)); err != nil {
 			return WorkflowQueued{}, err
@@ -269,6 +258,21 @@ func (h ExecuteWorkflowHandler) queue(tx *eventstore.Tx, cmd ExecuteWorkflow, fr
 		_, err = h.repos.Workflows.Save(tx, planned.WorkflowID, wf, q)
 	}
 	if err != nil {
+		return WorkflowQueued{}, err
+	}
+	// after the workflow, under the org's lock, the ledger then the slot
+	// (control.go): an accepted run holds its estimate, so what other runs
+	// and charges hold or spend meanwhile cannot halt it (decision 34);
+	// the slot, decided above, is taken at the version read now
+	if err := LockOrg(tx, cmd.OrgID); err != nil {
+		return WorkflowQueued{}, err
+	}
+	if !q.Free {
+		if err := reserve(tx, h.repos, cmd.OrgID, planned.WorkflowID, planned.Credits); err != nil {
+			return WorkflowQueued{}, err
+		}
+	}
+	if err := takeSlot(tx, h.repos, cmd.OrgID, planned.WorkflowID, cmd.Tier); err != nil {
 		return WorkflowQueued{}, err
 	}
 	out.Planned, out.Queued = planned, q

@@ -19,7 +19,7 @@ type GrantCredits struct {
 
 // CreditsGranted is the outcome of GrantCredits.
 type CreditsGranted struct {
-	Balance  int64
+	Balance  int64 // the spendable balance after it
 	Position event.Position
 }
 

@@ -33,6 +33,10 @@ type Ports struct {
 	InteractiveIdle time.Duration
 	// Log receives one record per command (default: slog's default).
 	Log *slog.Logger
+	// Consistency makes each command's answer, and the caller's reads
+	// after it, reflect its events (projections.Queries); nil skips the
+	// wait (tests without read models).
+	Consistency Waiter
 }
 
 // Handlers are the command handlers the API runs, one per command, each
@@ -45,6 +49,7 @@ type Handlers struct {
 	EnhanceTask        Handler[EnhanceTask, TaskEnhanced]
 	PlanWorkflow       Handler[PlanWorkflow, WorkflowsPlanned]
 	ExecuteWorkflow    Handler[ExecuteWorkflow, WorkflowQueued]
+	ExecuteWorkflows   Handler[ExecuteWorkflows, WorkflowsQueued]
 	StepWorkflow       Handler[StepWorkflow, WorkflowStepped]
 	ApproveWorkflow    Handler[ApproveWorkflow, WorkflowDecided]
 	ResumeWorkflow     Handler[ResumeWorkflow, WorkflowResumed]
@@ -67,16 +72,18 @@ func NewHandlers(repos *Repositories, p Ports) *Handlers {
 	}
 	planner := NewPlanWorkflowHandler(repos, p.Planner, WithConnectionChecker(p.Connections), WithCostHistory(p.CostHistory))
 	return &Handlers{
-		CreateOrganization: WithLogging(Handler[CreateOrganization, OrganizationCreated](NewCreateOrganizationHandler(repos, signup...)), log),
-		VerifyEmail:        WithLogging(Handler[VerifyEmail, EmailVerified](NewVerifyEmailHandler(repos)), log),
-		EnhanceTask:        WithLogging(Handler[EnhanceTask, TaskEnhanced](NewEnhanceTaskHandler(repos, p.LLM)), log),
-		PlanWorkflow:       WithLogging(Handler[PlanWorkflow, WorkflowsPlanned](planner), log),
-		ExecuteWorkflow: WithLogging(Handler[ExecuteWorkflow, WorkflowQueued](
-			NewExecuteWorkflowHandler(repos, planner, p.Sealer, p.NewSecret)), log),
-		StepWorkflow:    WithLogging(Handler[StepWorkflow, WorkflowStepped](NewStepWorkflowHandler(repos, p.InteractiveIdle)), log),
-		ApproveWorkflow: WithLogging(Handler[ApproveWorkflow, WorkflowDecided](NewApproveWorkflowHandler(repos)), log),
-		ResumeWorkflow:  WithLogging(Handler[ResumeWorkflow, WorkflowResumed](NewResumeWorkflowHandler(repos)), log),
-		CancelWorkflows: WithLogging(Handler[CancelWorkflows, WorkflowsCancelled](NewCancelWorkflowsHandler(repos)), log),
+		CreateOrganization: ready(Handler[CreateOrganization, OrganizationCreated](NewCreateOrganizationHandler(repos, signup...)), log, p.Consistency),
+		VerifyEmail:        ready(Handler[VerifyEmail, EmailVerified](NewVerifyEmailHandler(repos)), log, p.Consistency),
+		EnhanceTask:        ready(Handler[EnhanceTask, TaskEnhanced](NewEnhanceTaskHandler(repos, p.LLM)), log, p.Consistency),
+		PlanWorkflow:       ready(Handler[PlanWorkflow, WorkflowsPlanned](planner), log, p.Consistency),
+		ExecuteWorkflow: ready(Handler[ExecuteWorkflow, WorkflowQueued](
+			NewExecuteWorkflowHandler(repos, planner, p.Sealer, p.NewSecret)), log, p.Consistency),
+		ExecuteWorkflows: ready(Handler[ExecuteWorkflows, WorkflowsQueued](NewExecuteWorkflowsHandler(repos,
+			NewExecuteWorkflowHandler(repos, planner, p.Sealer, p.NewSecret))), log, p.Consistency),
+		StepWorkflow:    ready(Handler[StepWorkflow, WorkflowStepped](NewStepWorkflowHandler(repos, p.InteractiveIdle)), log, p.Consistency),
+		ApproveWorkflow: ready(Handler[ApproveWorkflow, WorkflowDecided](NewApproveWorkflowHandler(repos)), log, p.Consistency),
+		ResumeWorkflow:  ready(Handler[ResumeWorkflow, WorkflowResumed](NewResumeWorkflowHandler(repos)), log, p.Consistency),
+		CancelWorkflows: ready(Handler[CancelWorkflows, WorkflowsCancelled](NewCancelWorkflowsHandler(repos)), log, p.Consistency),
 		background:      bg,
 	}
 }
@@ -89,4 +96,10 @@ func (h *Handlers) Wait(ctx context.Context) error {
 		return nil
 	}
 	return h.background.Wait(ctx)
+}
+
+// ready decorates h as every API command is: one log record per command,
+// then the read-your-writes wait of w.
+func ready[C any, R any](h Handler[C, R], log *slog.Logger, w Waiter) Handler[C, R] {
+	return WithReadYourWrites(WithLogging(h, log), w)
 }

@@ -18,7 +18,7 @@ type RefundCredits struct {
 
 // CreditsRefunded is the outcome of RefundCredits.
 type CreditsRefunded struct {
-	Balance  int64
+	Balance  int64 // the spendable balance after it
 	Position event.Position
 }
 

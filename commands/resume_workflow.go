@@ -43,8 +43,10 @@ func NewResumeWorkflowHandler(repos *Repositories) ResumeWorkflowHandler {
 // Handle appends WorkflowResumed with the version it read (the optimistic
 // lock: a concurrent resume gets ErrResumeConflict, as does a resume of a
 // workflow a worker is running), takes the workflow's slot again if it had
-// given it up, and checks the balance covers the remaining steps (only
-// those are charged).
+// given it up, and reserves what the remaining steps and the fee cost
+// (only those are charged; a run that still holds a reservation reserves
+// only the difference): *InsufficientCreditsError when the spendable
+// balance does not cover it.
 func (h ResumeWorkflowHandler) Handle(ctx context.Context, cmd ResumeWorkflow) (WorkflowResumed, error) {
 	var out WorkflowResumed
 	pos, err := h.repos.Store.Run(ctx, orgTx(cmd.OrgID), func(tx *eventstore.Tx) error {
@@ -60,18 +62,35 @@ func (h ResumeWorkflowHandler) Handle(ctx context.Context, cmd ResumeWorkflow) (
 		if err != nil {
 			return err
 		}
-		if err := covers(tx, h.repos, wf, wf.Remaining()); err != nil {
+		// decided before anything is appended: 402, then 429
+		remaining := wf.Remaining()
+		if err := covers(tx, h.repos, wf, remaining); err != nil {
 			return err
 		}
-		if err := takeSlot(tx, h.repos, wf, cmd.Tier); err != nil {
+		active, err := h.repos.Slots.Load(tx, wf.OrgID())
+		if err != nil {
+			return err
+		}
+		if _, _, err := claim(active, wf.ID(), cmd.Tier); err != nil {
 			return err
 		}
 		out = WorkflowResumed{FromStep: resumed.FromStep, TotalSteps: len(wf.Planned().Steps)}
+		// the workflow, then under the org's lock the ledger and the slot
+		// (control.go)
 		_, err = h.repos.Workflows.Save(tx, wf.ID(), wf, resumed)
 		if h.repos.Workflows.Conflict(err, wf.ID()) {
 			return ErrResumeConflict
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		if err := LockOrg(tx, wf.OrgID()); err != nil {
+			return err
+		}
+		if err := reserve(tx, h.repos, wf.OrgID(), wf.ID(), remaining); err != nil {
+			return err
+		}
+		return takeSlot(tx, h.repos, wf.OrgID(), wf.ID(), cmd.Tier)
 	})
 	if err != nil {
 		return WorkflowResumed{}, fmt.Errorf("resume workflow: %w", err)

@@ -88,6 +88,8 @@ func (h StepWorkflowHandler) Handle(ctx context.Context, cmd StepWorkflow) (Work
 		if err != nil && !expired {
 			return err
 		}
+		// the step is charged when it completes, from the run's
+		// reservation first: that and the spendable balance must cover it
 		if cmd.Action == StepNext && !expired {
 			if err := covers(tx, h.repos, wf, wf.StepCharge(step)); err != nil {
 				return err
@@ -101,7 +103,7 @@ func (h StepWorkflowHandler) Handle(ctx context.Context, cmd StepWorkflow) (Work
 			return err
 		}
 		if workflow.Ends(events...) { // aborted, or timed out
-			return releaseSlot(tx, h.repos, wf)
+			return endRun(tx, h.repos, wf, events[len(events)-1].EventType())
 		}
 		return nil
 	})

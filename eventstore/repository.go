@@ -21,6 +21,7 @@ type Repository[A event.Aggregate] struct {
 	valid    func(id string) bool
 	notFound error
 	cache    *foldCache[A]
+	snaps    *snapshotter[A]
 }
 
 // Kind describes an aggregate to NewRepository.
@@ -46,6 +47,9 @@ type Kind[A event.Aggregate] struct {
 	// load reads only the events appended since; Clone then copies one.
 	Cache int
 	Clone func(A) A
+	// Snapshots, when set, makes a load start from the stream's latest
+	// snapshot (snapshot.go): with Cache, when the cache has no entry.
+	Snapshots *Snapshots[A]
 }
 
 // NewRepository returns the repository of aggregates of kind k in store.
@@ -62,6 +66,9 @@ func NewRepository[A event.Aggregate](store *Store, k Kind[A]) *Repository[A] {
 			panic("eventstore: a cached repository needs Clone")
 		}
 		r.cache = newFoldCache(k.Cache, k.New, k.Clone)
+	}
+	if k.Snapshots != nil {
+		r.snaps = newSnapshotter(store.pool, *k.Snapshots)
 	}
 	return r
 }
@@ -124,7 +131,9 @@ func (r *Repository[A]) Save(tx *Tx, id string, a A, data ...event.Data) (event.
 
 // Conflict reports whether err is a version conflict on aggregate id's
 // stream: another writer moved it first.
-func (r *Repository[A]) Conflict(err error, id string) bool { return event.ConflictOn(err, r.stream(id)) }
+func (r *Repository[A]) Conflict(err error, id string) bool {
+	return event.ConflictOn(err, r.stream(id))
+}
 
 // Update loads aggregate id of organization orgID (any organization's when
 // orgID is ""), lets decide choose the events to append, and appends them
@@ -180,9 +189,14 @@ func (r *Repository[A]) load(ctx context.Context, db DB, id string) (A, error) {
 		return a, r.notFound
 	}
 	stream := r.stream(id)
-	if r.cache != nil {
+	switch {
+	case r.cache != nil && r.snaps != nil:
+		a, err = r.cache.loadSnapshotted(ctx, db, id, stream, r.snaps)
+	case r.cache != nil:
 		a, err = r.cache.load(ctx, db, id, stream)
-	} else {
+	case r.snaps != nil:
+		a, err = r.snaps.load(ctx, db, id, stream, r.blank)
+	default:
 		a = r.blank(id)
 		var events []event.Event
 		if events, err = ReadStream(ctx, db, stream, 0); err == nil {

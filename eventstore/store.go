@@ -29,7 +29,7 @@ type Store struct {
 	pool *pgxpool.Pool
 
 	mu        sync.Mutex
-	listeners map[chan struct{}]struct{}
+	listeners map[chan struct{}]map[string]bool // nil filter: every append
 
 	groupOnce sync.Once
 	calls     chan *appendCall
@@ -37,7 +37,7 @@ type Store struct {
 
 // New returns a store over pool. The schema comes from package migrations.
 func New(pool *pgxpool.Pool) *Store {
-	return &Store{pool: pool, listeners: map[chan struct{}]struct{}{}}
+	return &Store{pool: pool, listeners: map[chan struct{}]map[string]bool{}}
 }
 
 // Pool returns the store's connection pool.
@@ -89,9 +89,20 @@ func (s *Store) Append(ctx context.Context, stream string, expected int64, event
 		err = Retry(ctx, 32, once)
 	}
 	if err == nil {
-		s.notify()
+		types := typesOf(events)
+		s.notify(types...)
+		event.ReceiptFrom(ctx).Record(pos, types...)
 	}
 	return pos, err
+}
+
+// typesOf lists the types of events.
+func typesOf(events []event.New) []string {
+	out := make([]string, len(events))
+	for i, e := range events {
+		out[i] = e.Type()
+	}
+	return out
 }
 
 // AppendTx appends inside tx; the events are delivered only if tx commits.
@@ -321,10 +332,22 @@ func collect(rows pgx.Rows) ([]event.Event, error) {
 // Subscribe returns a channel that receives a signal (coalesced) after each
 // append this process commits, and a function that stops the signals.
 // Readers still poll: other processes append too.
-func (s *Store) Subscribe() (<-chan struct{}, func()) {
+func (s *Store) Subscribe() (<-chan struct{}, func()) { return s.SubscribeTypes() }
+
+// SubscribeTypes is Subscribe for appends holding an event of one of types
+// (every append when none is given; a transaction whose types are unknown,
+// Transact, signals every subscriber).
+func (s *Store) SubscribeTypes(types ...string) (<-chan struct{}, func()) {
 	ch := make(chan struct{}, 1)
+	var filter map[string]bool
+	if len(types) > 0 {
+		filter = map[string]bool{}
+		for _, t := range types {
+			filter[t] = true
+		}
+	}
 	s.mu.Lock()
-	s.listeners[ch] = struct{}{}
+	s.listeners[ch] = filter
 	s.mu.Unlock()
 	return ch, func() {
 		s.mu.Lock()
@@ -333,19 +356,33 @@ func (s *Store) Subscribe() (<-chan struct{}, func()) {
 	}
 }
 
-// Notify signals subscribers; call it after committing a transaction that
-// appended with AppendTx outside Transact.
+// Notify signals every subscriber; call it after committing a transaction
+// that appended with AppendTx outside Transact and Run.
 func (s *Store) Notify() { s.notify() }
 
-func (s *Store) notify() {
+// notify signals the subscribers to any of types (all of them when types
+// is empty).
+func (s *Store) notify(types ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for ch := range s.listeners {
+	for ch, filter := range s.listeners {
+		if filter != nil && len(types) > 0 && !anyOf(filter, types) {
+			continue
+		}
 		select {
 		case ch <- struct{}{}:
 		default:
 		}
 	}
+}
+
+func anyOf(set map[string]bool, types []string) bool {
+	for _, t := range types {
+		if set[t] {
+			return true
+		}
+	}
+	return false
 }
 
 // Retry runs fn until it returns something other than a version conflict, at

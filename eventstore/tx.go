@@ -38,6 +38,7 @@ type Tx struct {
 	tx    pgx.Tx
 	meta  event.Metadata
 	last  event.Position
+	types []string
 	folds []func(at time.Time) error
 }
 
@@ -59,8 +60,11 @@ func (t *Tx) Append(stream string, expected int64, data ...event.Data) (event.Po
 		events[i] = event.New{Data: d, Metadata: t.meta}
 	}
 	pos, err := t.store.AppendTx(t.ctx, t.tx, stream, expected, events...)
-	if err == nil && t.last.Less(pos) {
-		t.last = pos
+	if err == nil {
+		if t.last.Less(pos) {
+			t.last = pos
+		}
+		t.types = append(t.types, typesOf(events)...)
 	}
 	return pos, err
 }
@@ -71,7 +75,8 @@ func (t *Tx) afterCommit(fold func(at time.Time) error) { t.folds = append(t.fol
 // Run runs fn in a transaction and commits it; when a version conflict
 // rolls it back, fn runs again from the start (reloading what it loads), at
 // most opts.Attempts times. It returns the position of the last event
-// appended (zero when none was). Subscribers are told after the commit.
+// appended (zero when none was). Subscribers are told after the commit,
+// and the context's receipt (event.WithReceipt) records what was written.
 func (s *Store) Run(ctx context.Context, opts TxOptions, fn func(*Tx) error) (event.Position, error) {
 	if opts.Attempts <= 0 {
 		opts.Attempts = DefaultAttempts
@@ -94,7 +99,8 @@ func (s *Store) Run(ctx context.Context, opts TxOptions, fn func(*Tx) error) (ev
 		return event.Position{}, err
 	}
 	if !t.last.IsZero() {
-		s.notify()
+		s.notify(t.types...)
+		event.ReceiptFrom(ctx).Record(t.last, t.types...)
 	}
 	now := time.Now()
 	for _, fold := range t.folds {

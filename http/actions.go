@@ -64,7 +64,6 @@ func (s *Server) workflowActions(w http.ResponseWriter, r *http.Request) error {
 	for _, c := range res.Failed {
 		failed = append(failed, skippedWorkflow{WorkflowID: c.WorkflowID, Reason: c.Reason})
 	}
-	s.waitFor(r.Context(), res.Position, "workflows")
 	out := cancelResponse{OK: true, metered: metered{RequestID: requestID(r.Context())},
 		Results: cancelResults{Succeeded: succeeded, Failed: failed, Skipped: skipped},
 		Message: strconv.Itoa(len(succeeded)) + " cancelled, " + strconv.Itoa(len(skipped)) + " skipped, " + strconv.Itoa(len(failed)) + " failed."}

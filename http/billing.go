@@ -22,10 +22,14 @@ func free(requestID string, balance int64) metered {
 	return metered{RequestID: requestID, CreditsRemaining: &balance}
 }
 
-// balanceResponse is the answer of GET /api/billing/balance.
+// balanceResponse is the answer of GET /api/billing/balance. Balance is
+// the spendable balance (what execute, resume and enhance check);
+// Reserved, beyond spec B, is what the org's accepted runs hold for the
+// steps they have not run yet (decision 71).
 type balanceResponse struct {
-	Balance int64  `json:"balance"`
-	OrgID   string `json:"org_id"`
+	Balance  int64  `json:"balance"`
+	Reserved int64  `json:"reserved"`
+	OrgID    string `json:"org_id"`
 	metered
 	FallbackBehavior string `json:"fallback_behavior"`
 }
@@ -38,7 +42,7 @@ func (s *Server) balance(w http.ResponseWriter, r *http.Request) error {
 	if err != nil && !errors.Is(err, projections.ErrNotFound) {
 		return err
 	}
-	writeJSON(w, http.StatusOK, balanceResponse{Balance: b.Balance, OrgID: p.OrgID, metered: free(requestID(ctx), b.Balance),
+	writeJSON(w, http.StatusOK, balanceResponse{Balance: b.Balance, Reserved: b.Reserved, OrgID: p.OrgID, metered: free(requestID(ctx), b.Balance),
 		FallbackBehavior: "none"})
 	return nil
 }

@@ -43,7 +43,6 @@ func (s *Server) approve(w http.ResponseWriter, r *http.Request) error {
 	case err != nil:
 		return &wrapped{newError(http.StatusInternalServerError, "approve_failed", "The decision could not be recorded; retry."), err}
 	}
-	s.waitFor(r.Context(), res.Position, "workflows")
 	if *body.Decision == commands.DecisionRejected {
 		writeJSON(w, http.StatusOK, rejectedResponse{OK: true,
 			Workflow: rejectedWorkflow{WorkflowID: id, Status: workflow.StatusFailed, HaltReason: "rejected"},
@@ -103,7 +102,6 @@ func (s *Server) resume(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return resumeError(err)
 	}
-	s.waitFor(r.Context(), res.Position, "workflows")
 	s.kicker.Kick(id)
 	writeJSON(w, http.StatusOK, resumedResponse{OK: true, WorkflowID: id, Status: workflow.StatusResuming,
 		ResumingFromStep: res.FromStep, TotalSteps: res.TotalSteps, PollURL: s.pollURL(id),

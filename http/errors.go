@@ -108,5 +108,5 @@ func writeJSON(w http.ResponseWriter, status int, body any) {
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(body)
+	_ = enc.Encode(withEmptyLists(body))
 }

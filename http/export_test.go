@@ -1,6 +1,27 @@
 package httpapi
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/gorilla/mux"
+)
 
 // ClientIPOf exposes clientIPOf to the external tests.
 func (s *Server) ClientIPOf(r *http.Request) string { return s.clientIPOf(r) }
+
+// Routes lists the API's routes as "METHOD name" (one per method a route
+// accepts), for the tests that must cover every one.
+func (s *Server) Routes() []string {
+	var out []string
+	_ = s.router.Walk(func(route *mux.Route, _ *mux.Router, _ []*mux.Route) error {
+		methods, err := route.GetMethods()
+		if err != nil {
+			return nil // a route matching any method (the profiler)
+		}
+		for _, m := range methods {
+			out = append(out, m+" "+route.GetName())
+		}
+		return nil
+	})
+	return out
+}

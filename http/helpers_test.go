@@ -58,7 +58,7 @@ func testDeps(t *testing.T, st *eventstore.Store, runner *projections.Runner, li
 	handlers := commands.NewHandlers(commands.NewRepositories(st), commands.Ports{
 		Planner: planner, Sealer: box, NewSecret: webhook.NewSecret,
 		Connections: mcpctx.NewChecker(client, quiet), CostHistory: queries,
-		LLM: offline.New(), Mail: sender, BaseURL: "http://test", Log: quiet,
+		LLM: offline.New(), Mail: sender, BaseURL: "http://test", Log: quiet, Consistency: queries,
 	})
 	return httpapi.Deps{Commands: handlers, Queries: queries, Limiter: limiter, Log: quiet, Catalog: planner.Catalog()}
 }

@@ -76,7 +76,6 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request) error {
 		s.log.ErrorContext(ctx, "signup failed", "error", err, "request_id", requestID(ctx))
 		return newError(http.StatusInternalServerError, "db_error", "The organization could not be created. Retry, and quote the request_id if it persists.")
 	}
-	s.waitFor(ctx, res.Position, "keys", "organizations", "billing", "workspaces")
 
 	message := "Store this key now: it is shown only once."
 	if res.Email != "" {
@@ -178,7 +177,6 @@ func (s *Server) verifyEmailLink(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.waitFor(ctx, res.Position, "organizations", "billing")
 	bal, err := s.queries.Balance(ctx, res.OrgID)
 	if err != nil && !errors.Is(err, projections.ErrNotFound) {
 		return err

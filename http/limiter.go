@@ -15,6 +15,18 @@ type Limiter interface {
 	Ping(ctx context.Context) error
 }
 
+// LimitUndoer is implemented by a Limiter that can give a count back:
+// execute counts a request in the daily window before running the command
+// and, when the command refuses it, gives the count back, so only accepted
+// executes use up the day's allowance while two executes racing for the
+// last place still cannot both pass. A Limiter without it keeps every
+// counted request (refusals included).
+type LimitUndoer interface {
+	// Undo gives back the most recent request counted for key; with
+	// nothing counted it does nothing.
+	Undo(ctx context.Context, key string) error
+}
+
 // LimitDecision is the outcome of one Limiter.Allow call.
 type LimitDecision struct {
 	// Allowed reports whether the request may proceed.

@@ -4,7 +4,6 @@
 package httpapi
 
 import (
-	"context"
 	"log/slog"
 	"net"
 	"net/http"
@@ -19,7 +18,6 @@ import (
 	"svc/commands"
 	"svc/domain/apikey"
 	"svc/domain/catalog"
-	"svc/eventstore/event"
 	"svc/projections"
 )
 
@@ -126,6 +124,9 @@ func (s *Server) routes() {
 	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		notAllowed(w, r, s.allowedMethods(r))
 	})
+	// Every matched route, those of subrouters included: path variables and
+	// query parameters must be text PostgreSQL can store (text.go).
+	r.Use(s.checkParams)
 
 	r.Handle("/api/health", s.handle(s.health)).Methods(http.MethodGet).Name("health")
 	r.Handle("/metrics", s.internalOnly(s.metrics.handler())).Methods(http.MethodGet).Name("metrics")
@@ -186,14 +187,6 @@ func (s *Server) handle(h handlerFunc) http.Handler {
 			s.writeError(w, r, err)
 		}
 	})
-}
-
-// waitFor makes a response reflect a command's events: it waits, bounded,
-// until the named projections have applied pos.
-func (s *Server) waitFor(ctx context.Context, pos event.Position, names ...string) {
-	if err := s.queries.Wait(ctx, pos, names...); err != nil {
-		s.log.WarnContext(ctx, "read model lagging behind a command", "error", err, "request_id", requestID(ctx))
-	}
 }
 
 // allowedMethods lists the methods some route accepts for r's path.

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -61,7 +60,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, id, marker strin
 	defer beat.Stop()
 	defer poll.Stop()
 	write := func(e sseEvent) error {
-		data, _ := json.Marshal(e.data)
+		data, _ := marshal(e.data)
 		if e.marker != "" {
 			last = id + ":" + e.marker
 		}

@@ -114,13 +114,9 @@ func (s *Server) step(w http.ResponseWriter, r *http.Request) error {
 	id := *body.WorkflowID
 	res, err := s.commands.StepWorkflow.Handle(r.Context(), commands.StepWorkflow{OrgID: p.OrgID, KeyID: p.KeyID, WorkflowID: id,
 		Action: *body.Action, Feedback: body.Feedback})
-	if errors.Is(err, workflow.ErrSessionExpired) {
-		s.waitFor(r.Context(), res.Position, "workflows") // the timeout is committed: listings show it with the 410
-	}
-	if err != nil {
+	if err != nil { // an expired session's timeout is committed, and waited for, like any write
 		return stepError(err)
 	}
-	s.waitFor(r.Context(), res.Position, "workflows")
 	out := stepResponse{OK: true, WorkflowID: id, Status: res.Status}
 	progress := &stepProgress{StepsCompleted: res.StepsCompleted, TotalSteps: res.TotalSteps}
 	switch *body.Action {

@@ -40,7 +40,7 @@ func TestWebhookDeliveriesHandler(t *testing.T) {
 	s := &Server{queries: projections.NewQueries(st, commands.NewRepositories(st).Workflows, runner, quiet), log: quiet}
 	org, stranger := uuid.NewString(), uuid.NewString()
 	wf := workflow.NewID()
-	if _, err := st.Append(ctx, workflow.Stream(wf), event.NewStream, event.New{Data: workflow.Planned{WorkflowID: wf, OrgID: org, TotalSteps: 1}, Metadata: event.Metadata{OrgID: org}}); err != nil {
+	if _, err := st.Append(ctx, workflow.Stream(wf), event.NewStream, event.New{Data: workflow.Planned{WorkflowID: wf, OrgID: org, WorkspaceID: uuid.NewString(), TotalSteps: 1}, Metadata: event.Metadata{OrgID: org}}); err != nil {
 		t.Fatal(err)
 	}
 

@@ -16,11 +16,17 @@ import (
 
 // Billing is the read model of credit balances and per-workflow charges.
 // A batch is folded in memory first, so a rebuild writes one row per org and
-// workflow per batch rather than one per event.
+// workflow per batch rather than one per event. An org's balance is its
+// spendable balance (what it owns less what its runs hold in reservation,
+// as credit.Ledger.Balance), reserved what they hold.
 type Billing struct{}
 
 // Name implements Projection.
 func (Billing) Name() string { return "billing" }
+
+// SchemaVersion implements Versioned: 2 added reserved, and balance became
+// the spendable balance.
+func (Billing) SchemaVersion() int { return 2 }
 
 // Tables implements Projection.
 func (Billing) Tables() []Table {
@@ -29,6 +35,7 @@ func (Billing) Tables() []Table {
 			Name: "balances",
 			DDL: `org_id uuid PRIMARY KEY,
 				balance bigint NOT NULL,
+				reserved bigint NOT NULL,
 				granted bigint NOT NULL,
 				charged bigint NOT NULL,
 				refunded bigint NOT NULL,
@@ -49,15 +56,15 @@ func (Billing) Tables() []Table {
 }
 
 type balanceDelta struct {
-	granted, charged, refunded int64
-	at                         time.Time
+	granted, charged, refunded, reserved int64
+	at                                   time.Time
 }
 
 type chargeKey struct{ org, workflow string }
 
 // EventTypes implements Projection.
 func (Billing) EventTypes() []string {
-	return []string{credit.EventGranted, credit.EventCharged, credit.EventRefunded}
+	return []string{credit.EventGranted, credit.EventCharged, credit.EventRefunded, credit.EventReserved, credit.EventSettled}
 }
 
 // Apply implements Projection.
@@ -69,29 +76,36 @@ func (Billing) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []event.Ev
 		case credit.Granted:
 			bump(orgs, d.OrgID, e.RecordedAt).granted += d.Amount
 		case credit.Charged:
-			bump(orgs, d.OrgID, e.RecordedAt).charged += d.Amount
+			o := bump(orgs, d.OrgID, e.RecordedAt)
+			o.charged += d.Amount
+			o.reserved -= d.FromReservation
 			if d.WorkflowID != "" {
 				bump(flows, chargeKey{d.OrgID, d.WorkflowID}, e.RecordedAt).charged += d.Amount
 			}
 		case credit.Refunded:
 			bump(orgs, d.OrgID, e.RecordedAt).refunded += d.Amount
 			bump(flows, chargeKey{d.OrgID, d.WorkflowID}, e.RecordedAt).refunded += d.Amount
+		case credit.Reserved:
+			bump(orgs, d.OrgID, e.RecordedAt).reserved += d.Amount
+		case credit.Settled:
+			bump(orgs, d.OrgID, e.RecordedAt).reserved -= d.Released
 		}
 	}
 	if len(orgs) > 0 {
 		n := len(orgs)
-		ids, granted, charged, refunded, at := make([]string, 0, n), make([]int64, 0, n), make([]int64, 0, n), make([]int64, 0, n), make([]time.Time, 0, n)
+		ids, granted, charged, refunded, reserved, at := make([]string, 0, n), make([]int64, 0, n), make([]int64, 0, n), make([]int64, 0, n), make([]int64, 0, n), make([]time.Time, 0, n)
 		for _, id := range sortedKeys(orgs) {
 			d := orgs[id]
-			ids, granted, charged, refunded, at = append(ids, id), append(granted, d.granted), append(charged, d.charged), append(refunded, d.refunded), append(at, d.at)
+			ids, granted, charged, refunded, reserved, at = append(ids, id), append(granted, d.granted), append(charged, d.charged), append(refunded, d.refunded), append(reserved, d.reserved), append(at, d.at)
 		}
 		table := t.Of("balances")
-		_, err := tx.Exec(ctx, `INSERT INTO `+table+` AS b (org_id, balance, granted, charged, refunded, updated_at)
-			SELECT o::uuid, g - c + r, g, c, r, at FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::timestamptz[]) AS u(o, g, c, r, at)
+		_, err := tx.Exec(ctx, `INSERT INTO `+table+` AS b (org_id, balance, reserved, granted, charged, refunded, updated_at)
+			SELECT o::uuid, g - c + r - res, res, g, c, r, at
+			FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::timestamptz[]) AS u(o, g, c, r, res, at)
 			ON CONFLICT (org_id) DO UPDATE SET
-				balance = b.balance + excluded.balance, granted = b.granted + excluded.granted,
+				balance = b.balance + excluded.balance, reserved = b.reserved + excluded.reserved, granted = b.granted + excluded.granted,
 				charged = b.charged + excluded.charged, refunded = b.refunded + excluded.refunded,
-				updated_at = excluded.updated_at`, ids, granted, charged, refunded, at)
+				updated_at = excluded.updated_at`, ids, granted, charged, refunded, reserved, at)
 		if err != nil {
 			return fmt.Errorf("apply balances: %w", err)
 		}
@@ -144,17 +158,19 @@ func sortedKeys(m map[string]*balanceDelta) []string {
 	return keys
 }
 
-// BalanceRow is an org's balance as the read model has it.
+// BalanceRow is an org's balance as the read model has it: Balance is the
+// spendable balance, Reserved what its runs hold in reservation (they own
+// Balance + Reserved).
 type BalanceRow struct {
-	OrgID                               string
-	Balance, Granted, Charged, Refunded int64
+	OrgID                                         string
+	Balance, Reserved, Granted, Charged, Refunded int64
 }
 
 // Balance returns an org's balance; an org with no ledger event has none.
 func Balance(ctx context.Context, db eventstore.DB, orgID string) (BalanceRow, error) {
 	r := BalanceRow{OrgID: orgID}
-	err := db.QueryRow(ctx, `SELECT balance, granted, charged, refunded FROM balances WHERE org_id = $1`, orgID).
-		Scan(&r.Balance, &r.Granted, &r.Charged, &r.Refunded)
+	err := db.QueryRow(ctx, `SELECT balance, reserved, granted, charged, refunded FROM balances WHERE org_id = $1`, orgID).
+		Scan(&r.Balance, &r.Reserved, &r.Granted, &r.Charged, &r.Refunded)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return r, ErrNotFound
 	}

@@ -133,8 +133,39 @@ func populate(t *testing.T, orgs int) []string {
 		if _, err := commands.NewVerifyEmailHandler(commands.NewRepositories(store)).Handle(ctx, commands.VerifyEmail{Token: res.VerificationToken}); err != nil {
 			t.Fatal(err)
 		}
+		reservations(t, res.OrgID)
 	}
 	return ids
+}
+
+// ledgerDecides appends what decide decides on org's ledger.
+func ledgerDecides(t *testing.T, orgID string, decide func(l *credit.Ledger) ([]event.Data, error)) {
+	t.Helper()
+	if _, _, err := commands.NewRepositories(store).Ledgers.Update(context.Background(), orgID, orgID, decide); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// reservations gives org's ledger a settled run and an open reservation:
+// wr_r reserves 1,000, is charged 300 from it and settles (700 released);
+// wr_s holds 200. The org then owns 300 less and may spend 500 less.
+func reservations(t *testing.T, orgID string) {
+	t.Helper()
+	reserve := func(wf string, amount int64) {
+		ledgerDecides(t, orgID, func(l *credit.Ledger) ([]event.Data, error) {
+			r, _, err := l.Reserve(wf, amount)
+			return []event.Data{r}, err
+		})
+	}
+	reserve("wr_r", 1000)
+	if _, err := commands.NewChargeCreditsHandler(commands.NewRepositories(store)).Handle(context.Background(), commands.ChargeCredits{Charge: credit.Charged{OrgID: orgID, Amount: 300, Reason: "workflow_step", WorkflowID: "wr_r", Step: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	reserve("wr_s", 200)
+	ledgerDecides(t, orgID, func(l *credit.Ledger) ([]event.Data, error) {
+		res, err := l.Settle(credit.Settlement{WorkflowID: "wr_r", Reason: "WorkflowCompleted"})
+		return res.Events, err
+	})
 }
 
 // dump reads every row of every table of the projections through their views.
@@ -168,7 +199,7 @@ func TestRebuildEqualsLive(t *testing.T) {
 		t.Fatalf("live model sizes: %d balances, %d keys", len(live["balances"]), len(live["api_keys"]))
 	}
 	b, err := projections.Balance(context.Background(), db.Pool, orgs[0])
-	if err != nil || b.Balance != 5000-303+50 || b.Refunded != 50 {
+	if err != nil || b.Balance != 5000-303+50-300-200 || b.Reserved != 200 || b.Refunded != 50 || b.Charged != 603 {
 		t.Fatalf("balance %+v %v", b, err)
 	}
 	var done, total int64
@@ -200,7 +231,7 @@ func TestRebuildEqualsLive(t *testing.T) {
 	}
 	for _, id := range orgs {
 		rep, err := projections.ReplayBilling(context.Background(), store, id)
-		if err != nil || len(rep.Differences) != 0 || rep.Log.Balance != 4747 || rep.Workflows != 2 {
+		if err != nil || len(rep.Differences) != 0 || rep.Log.Balance != 4247 || rep.Log.Reserved != 200 || rep.Workflows != 3 {
 			t.Fatalf("replay %+v %v", rep, err)
 		}
 	}
@@ -223,6 +254,13 @@ func TestReplayBillingFindsDifferences(t *testing.T) {
 	}
 	if len(rep.Differences) != 2 {
 		t.Fatalf("differences %v, want the balance and wr_1", rep.Differences)
+	}
+	// a reservation the read model lost is a difference too
+	if _, err := db.Pool.Exec(context.Background(), "UPDATE rm_balances_g1 SET reserved = reserved - 200, balance = balance + 200 - 7 WHERE org_id = $1", orgs[0]); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err = projections.ReplayBilling(context.Background(), store, orgs[0]); err != nil || len(rep.Differences) != 3 {
+		t.Fatalf("differences %v %v, want the balance, the reservations and wr_1", rep.Differences, err)
 	}
 }
 
@@ -360,7 +398,7 @@ func TestRunnersAndRebuildUnderLoad(t *testing.T) {
 	}
 	for _, id := range orgs {
 		rep, err := projections.ReplayBilling(context.Background(), store, id)
-		if err != nil || len(rep.Differences) != 0 || rep.Log.Balance != 4747+20 {
+		if err != nil || len(rep.Differences) != 0 || rep.Log.Balance != 4247+20 || rep.Log.Reserved != 200 {
 			t.Fatalf("org %s: %+v %v", id, rep, err)
 		}
 	}

@@ -24,8 +24,8 @@ type Queries struct {
 	store     *eventstore.Store
 	workflows *eventstore.Repository[*workflow.Workflow]
 	runner    *Runner
-	log    *slog.Logger
-	bound  time.Duration
+	log       *slog.Logger
+	bound     time.Duration
 }
 
 // QueriesOption configures Queries.
@@ -71,8 +71,26 @@ func (q *Queries) Wait(ctx context.Context, pos event.Position, names ...string)
 	return q.runner.Wait(ctx, pos, names...)
 }
 
-// Balance is the balance of orgID; ErrNotFound before its first grant is
-// projected.
+// WaitFor makes a caller's next reads reflect what it wrote: it waits,
+// bounded, until every projection that reads any event type on the
+// receipt has applied the receipt's last event. A lag past the bound is
+// logged, not returned: the write itself succeeded.
+func (q *Queries) WaitFor(ctx context.Context, r *event.Receipt) {
+	if q.runner == nil || r == nil || r.Last().IsZero() {
+		return
+	}
+	names := q.runner.Feeding(r.Types()...)
+	if len(names) == 0 {
+		return
+	}
+	if err := q.Wait(ctx, r.Last(), names...); err != nil && ctx.Err() == nil {
+		q.log.WarnContext(ctx, "read model lagging behind a command", "error", err, "projections", names)
+	}
+}
+
+// Balance is the balance of orgID: the spendable balance (Balance) and what
+// its runs hold in reservation (Reserved); ErrNotFound before its first
+// grant is projected.
 func (q *Queries) Balance(ctx context.Context, orgID string) (BalanceRow, error) {
 	return Balance(ctx, q.store.Pool(), orgID)
 }

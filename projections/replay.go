@@ -25,8 +25,9 @@ type BillingReport struct {
 	Differences []string
 }
 
-// ReplayBilling recomputes the org's balance and per-workflow charges by
-// folding its ledger stream with the domain's own rules, and compares them
+// ReplayBilling recomputes the org's balance, its reservations and the
+// per-workflow charges by folding its ledger stream with the domain's own
+// rules (credit.History), and compares them
 // with the billing read model. Both are read in one snapshot and the log is
 // cut at the projection's checkpoint, so a lagging projection is no
 // difference.
@@ -49,12 +50,12 @@ func ReplayBilling(ctx context.Context, store *eventstore.Store, orgID string) (
 			}
 		}
 		rep.Events = len(seen)
-		ledger, err := credit.Load(orgID, seen)
+		ledger, charges, err := credit.History(orgID, seen)
 		if err != nil {
 			return err
 		}
 		g, c, r := ledger.Totals()
-		rep.Log = BalanceRow{OrgID: orgID, Balance: ledger.Balance(), Granted: g, Charged: c, Refunded: r}
+		rep.Log = BalanceRow{OrgID: orgID, Balance: ledger.Balance(), Reserved: ledger.Reserved(), Granted: g, Charged: c, Refunded: r}
 		rep.ReadModel, err = Balance(ctx, tx, orgID)
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			return err
@@ -63,8 +64,8 @@ func ReplayBilling(ctx context.Context, store *eventstore.Store, orgID string) (
 		if err != nil {
 			return err
 		}
-		rep.Differences = compareBilling(rep.Log, rep.ReadModel, ledger.WorkflowCharges(), model)
-		rep.Workflows = len(ledger.WorkflowCharges())
+		rep.Differences = compareBilling(rep.Log, rep.ReadModel, charges, model)
+		rep.Workflows = len(charges)
 		return nil
 	})
 	if err != nil {
@@ -81,6 +82,7 @@ func compareBilling(log, model BalanceRow, logFlows, modelFlows map[string]int64
 		}
 	}
 	cmp("balance", log.Balance, model.Balance)
+	cmp("reserved", log.Reserved, model.Reserved)
 	cmp("granted", log.Granted, model.Granted)
 	cmp("charged", log.Charged, model.Charged)
 	cmp("refunded", log.Refunded, model.Refunded)

@@ -136,32 +136,21 @@ func lockID(name string) int64 {
 
 // Run applies events to every projection until ctx ends.
 func (r *Runner) Run(ctx context.Context) error {
-	signal, stop := r.store.Subscribe()
-	defer stop()
-	wake := make([]chan struct{}, len(r.projections))
 	var wg sync.WaitGroup
-	for i, p := range r.projections {
-		wake[i] = make(chan struct{}, 1)
+	for _, p := range r.projections {
+		// woken by this process's appends of the events p reads; the
+		// poll covers other processes' appends and moves p's checkpoint
+		// past events it does not read
+		wake, stop := r.store.SubscribeTypes(p.EventTypes()...)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r.follow(ctx, p, wake[i])
+			defer stop()
+			r.follow(ctx, p, wake)
 		}()
 	}
-	for {
-		select {
-		case <-ctx.Done():
-			wg.Wait()
-			return nil
-		case <-signal:
-			for _, w := range wake {
-				select {
-				case w <- struct{}{}:
-				default:
-				}
-			}
-		}
-	}
+	wg.Wait()
+	return nil
 }
 
 func (r *Runner) follow(ctx context.Context, p Projection, wake <-chan struct{}) {
@@ -311,6 +300,21 @@ func (r *Runner) moved(name string, pos event.Position) {
 
 // ErrWaitTimeout means a projection did not reach a position in time.
 var ErrWaitTimeout = errors.New("projection did not catch up in time")
+
+// Feeding lists the projections that read any of types, in the runner's
+// order.
+func (r *Runner) Feeding(types ...string) []string {
+	var out []string
+	for _, p := range r.projections {
+		for _, t := range types {
+			if r.reads[p.Name()][t] {
+				out = append(out, p.Name())
+				break
+			}
+		}
+	}
+	return out
+}
 
 // Wait blocks until each named projection (every one when none is named) has
 // applied the event at pos, or ctx ends. Commands use it so that an HTTP

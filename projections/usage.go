@@ -27,7 +27,9 @@ const (
 // type it belongs to. A refund is a row with negative credits, so sums are
 // net. usage_workflows and usage_keys are what resolving needs: the
 // workspace and task type of each workflow with what it has been charged,
-// and the workspace of each key.
+// and the workspace of each key. Reservations (CreditsReserved) and their
+// release (CreditsSettled) are not spend: usage does not read them, and a
+// charge drawn on a reservation counts its whole amount, once.
 type Usage struct{}
 
 // Name implements Projection.

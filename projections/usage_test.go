@@ -2,6 +2,7 @@ package projections_test
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -59,16 +60,37 @@ func (u usageOrg) refund(t *testing.T, flow string, amount int64) {
 	}
 }
 
+// decide appends what decide decides on u's ledger.
+func (u usageOrg) decide(t *testing.T, decide func(l *credit.Ledger) ([]event.Data, error)) {
+	t.Helper()
+	if _, _, err := commands.NewRepositories(store).Ledgers.Update(context.Background(), u.org, u.org, decide); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // populateUsage charges flow A three steps and its fee by key (two agent
-// ids), charges flow B two steps by key2 and refunds them all, charges
-// enhance by key2 and a browser-session call with no key.
+// ids) from a reservation of 1,000 credits that settles after the fee,
+// charges flow B two steps by key2 and refunds them all, charges enhance
+// by key2 and a browser-session call with no key. The reservation is no
+// spend: usage counts only the charges.
 func populateUsage(t *testing.T, u usageOrg) {
+	u.decide(t, func(l *credit.Ledger) ([]event.Data, error) {
+		r, _, err := l.Reserve(u.flowA, 1000)
+		return []event.Data{r}, err
+	})
 	u.charge(t, credit.Charged{Amount: 100, Reason: "workflow_step", WorkflowID: u.flowA, Step: 1, KeyID: u.key, AgentID: "agent-1"})
 	u.charge(t, credit.Charged{Amount: 200, Reason: "workflow_step", WorkflowID: u.flowA, Step: 2, KeyID: u.key, AgentID: "agent-2"})
 	u.charge(t, credit.Charged{Amount: 40, Reason: "workflow_step", WorkflowID: u.flowB, Step: 1, KeyID: u.key2})
 	u.charge(t, credit.Charged{Amount: 60, Reason: "workflow_step", WorkflowID: u.flowB, Step: 2, KeyID: u.key2})
 	u.refund(t, u.flowB, 100)
 	u.charge(t, credit.Charged{Amount: 530, Reason: "orchestration_fee", WorkflowID: u.flowA, KeyID: u.key, AgentID: "agent-1"})
+	u.decide(t, func(l *credit.Ledger) ([]event.Data, error) {
+		res, err := l.Settle(credit.Settlement{WorkflowID: u.flowA, Reason: "WorkflowCompleted"})
+		if err == nil && res.Released != 1000-830 {
+			err = fmt.Errorf("flow A released %d", res.Released)
+		}
+		return res.Events, err
+	})
 	u.charge(t, credit.Charged{Amount: 270, Reason: "enhance_llm", KeyID: u.key2})
 	u.charge(t, credit.Charged{Amount: 5, Reason: "enhance_llm"})
 }

@@ -74,6 +74,19 @@ func (m *Memory) Allow(ctx context.Context, key string, limit int, window time.D
 	return Decision{Allowed: true, Limit: limit, Remaining: limit - len(l.times)}, nil
 }
 
+// Undo implements Limiter: it drops the newest entry of key's log.
+func (m *Memory) Undo(ctx context.Context, key string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if l := m.logs[key]; l != nil && len(l.times) > 0 {
+		l.times = l.times[:len(l.times)-1]
+	}
+	return nil
+}
+
 // sweep drops the logs of keys with no request left in their window. The
 // caller must hold m.mu.
 func (m *Memory) sweep(now time.Time) {

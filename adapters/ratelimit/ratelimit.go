@@ -32,6 +32,14 @@ type Limiter interface {
 	// Allow records a request for key if fewer than limit requests were
 	// counted in the last window, and reports the decision.
 	Allow(ctx context.Context, key string, limit int, window time.Duration) (Decision, error)
+	// Undo gives back one request counted for key: the most recent one,
+	// so a request that was counted and then not carried out (the API
+	// counts an execute before running it and gives the count back when
+	// the command refuses) leaves the window as it was. Counting first
+	// and giving back keeps the limit under concurrency: two requests
+	// racing for the last place cannot both be counted. With nothing
+	// counted for key, Undo does nothing.
+	Undo(ctx context.Context, key string) error
 	// Ping checks the health of the backing store.
 	Ping(ctx context.Context) error
 }

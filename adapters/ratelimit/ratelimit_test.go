@@ -178,6 +178,98 @@ func testLimiter(t *testing.T, newLimiter func(t *testing.T) Limiter) {
 		}
 	})
 
+	t.Run("UndoGivesBackOne", func(t *testing.T) {
+		l := newLimiter(t)
+		undo := func(key string) {
+			t.Helper()
+			if err := l.Undo(ctx, key); err != nil {
+				t.Fatalf("Undo(%q): %v", key, err)
+			}
+		}
+		// nothing counted: nothing to give back, and no debt either
+		undo("k")
+		allow(t, l, "k", 2, time.Minute)
+		if d := allow(t, l, "k", 2, time.Minute); !d.Allowed || d.Remaining != 0 {
+			t.Fatalf("2nd request: got %+v, want allowed with Remaining 0", d)
+		}
+		if d := allow(t, l, "k", 2, time.Minute); d.Allowed {
+			t.Fatalf("3rd request: got %+v, want refused", d)
+		}
+		undo("k") // the 2nd request was not carried out
+		if d := allow(t, l, "k", 2, time.Minute); !d.Allowed || d.Remaining != 0 {
+			t.Fatalf("after undo: got %+v, want allowed with Remaining 0", d)
+		}
+		if d := allow(t, l, "k", 2, time.Minute); d.Allowed {
+			t.Fatalf("after undo, again: got %+v, want refused", d)
+		}
+		undo("other") // another key is not touched
+		if d := allow(t, l, "k", 2, time.Minute); d.Allowed {
+			t.Fatalf("after undo of another key: got %+v, want refused", d)
+		}
+		undo("k")
+		undo("k")
+		undo("k") // more undos than counts stop at zero
+		for want := 1; want >= 0; want-- {
+			if d := allow(t, l, "k", 2, time.Minute); !d.Allowed || d.Remaining != want {
+				t.Fatalf("after undoing everything: got %+v, want allowed with Remaining %d", d, want)
+			}
+		}
+		if d := allow(t, l, "k", 2, time.Minute); d.Allowed {
+			t.Fatalf("limit after undoing everything: got %+v, want refused", d)
+		}
+	})
+
+	t.Run("UndoTakesTheNewest", func(t *testing.T) {
+		l := newLimiter(t)
+		const w = 400 * time.Millisecond
+		allow(t, l, "k", 2, w) // at 0, leaves at 400ms
+		wait(l, 200*time.Millisecond)
+		allow(t, l, "k", 2, w) // at 200ms, given back
+		if err := l.Undo(ctx, "k"); err != nil {
+			t.Fatal(err)
+		}
+		wait(l, 100*time.Millisecond)
+		if d := allow(t, l, "k", 2, w); !d.Allowed || d.Remaining != 0 { // at 300ms, leaves at 700ms
+			t.Fatalf("at 300ms: got %+v, want allowed with Remaining 0", d)
+		}
+		wait(l, 150*time.Millisecond)
+		// at 450ms the first request has left; had Undo taken it instead of
+		// the newest, the one of 200ms would still count and refuse this
+		if d := allow(t, l, "k", 2, w); !d.Allowed || d.Remaining != 0 {
+			t.Fatalf("at 450ms: got %+v, want allowed with Remaining 0", d)
+		}
+	})
+
+	t.Run("ConcurrentAllowAndUndo", func(t *testing.T) {
+		l := newLimiter(t)
+		var wg sync.WaitGroup
+		for range 50 {
+			wg.Go(func() {
+				for range 4 {
+					d, err := l.Allow(ctx, "k", 200, time.Minute)
+					if err != nil || !d.Allowed {
+						t.Errorf("Allow: %+v, %v", d, err)
+						return
+					}
+					if err := l.Undo(ctx, "k"); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		// every count was given back: the whole limit is free
+		for i := range 3 {
+			if d := allow(t, l, "k", 3, time.Minute); !d.Allowed {
+				t.Fatalf("request %d after the undos: got %+v, want allowed", i+1, d)
+			}
+		}
+		if d := allow(t, l, "k", 3, time.Minute); d.Allowed {
+			t.Fatalf("4th request: got %+v, want refused", d)
+		}
+	})
+
 	t.Run("InvalidArguments", func(t *testing.T) {
 		l := newLimiter(t)
 		if _, err := l.Allow(ctx, "k", 0, time.Minute); err == nil {

@@ -65,6 +65,15 @@ func (r *Redis) Allow(ctx context.Context, key string, limit int, window time.Du
 	return Decision{Allowed: true, Limit: limit, Remaining: int(res[1])}, nil
 }
 
+// Undo implements Limiter: it removes the member with the highest score
+// (the newest request time) from key's set, atomically (ZPOPMAX).
+func (r *Redis) Undo(ctx context.Context, key string) error {
+	if err := r.client.ZPopMax(ctx, r.prefix+key, 1).Err(); err != nil {
+		return fmt.Errorf("ratelimit: redis undo %q: %w", key, err)
+	}
+	return nil
+}
+
 // Ping implements Limiter by pinging the Redis server.
 func (r *Redis) Ping(ctx context.Context) error {
 	if err := r.client.Ping(ctx).Err(); err != nil {

@@ -168,8 +168,8 @@ func runReplayBilling(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Printf("org %s: %d ledger events up to position %d, %d workflows\n", rep.OrgID, rep.Events, rep.Checkpoint.Global, rep.Workflows)
-	fmt.Printf("log:        balance %d (granted %d, charged %d, refunded %d)\n", rep.Log.Balance, rep.Log.Granted, rep.Log.Charged, rep.Log.Refunded)
-	fmt.Printf("read model: balance %d (granted %d, charged %d, refunded %d)\n", rep.ReadModel.Balance, rep.ReadModel.Granted, rep.ReadModel.Charged, rep.ReadModel.Refunded)
+	fmt.Printf("log:        balance %d, reserved %d (granted %d, charged %d, refunded %d)\n", rep.Log.Balance, rep.Log.Reserved, rep.Log.Granted, rep.Log.Charged, rep.Log.Refunded)
+	fmt.Printf("read model: balance %d, reserved %d (granted %d, charged %d, refunded %d)\n", rep.ReadModel.Balance, rep.ReadModel.Reserved, rep.ReadModel.Granted, rep.ReadModel.Charged, rep.ReadModel.Refunded)
 	if len(rep.Differences) == 0 {
 		fmt.Println("OK: the read models agree with the event log")
 		return nil

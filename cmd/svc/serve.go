@@ -88,7 +88,7 @@ func runServe(ctx context.Context, args []string) error {
 	handlers := commands.NewHandlers(repos, commands.Ports{
 		Planner: planner, Sealer: box, NewSecret: webhook.NewSecret,
 		Connections: mcpctx.NewChecker(outboundClient, log), CostHistory: queries,
-		LLM: provider, Mail: sender, BaseURL: cfg.BaseURL, InteractiveIdle: cfg.InteractiveIdle, Log: log,
+		LLM: provider, Mail: sender, BaseURL: cfg.BaseURL, InteractiveIdle: cfg.InteractiveIdle, Log: log, Consistency: queries,
 	})
 	workers := worker.New(repos, provider, outboundClient, worker.Config{Concurrency: cfg.Workers, Lease: cfg.WorkerLease, DisallowDirect: !cfg.DirectExecution}, log)
 	api := httpapi.New(httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies, Version: version,
@@ -165,6 +165,12 @@ func (l apiLimiter) Allow(ctx context.Context, key string, limit int, window tim
 	d, err := l.Limiter.Allow(ctx, key, limit, window)
 	return httpapi.LimitDecision(d), err
 }
+
+// Undo implements httpapi.LimitUndoer: execute gives back the daily count
+// of an execute the command refused.
+func (l apiLimiter) Undo(ctx context.Context, key string) error { return l.Limiter.Undo(ctx, key) }
+
+var _ httpapi.LimitUndoer = apiLimiter{}
 
 func runMigrate(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)

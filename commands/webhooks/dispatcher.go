@@ -131,6 +131,20 @@ func New(repos *commands.Repositories, sender *webhook.Sender, box *secrets.Box,
 func (d *Dispatcher) Run(ctx context.Context) error {
 	wmLog := watermill.NewSlogLoggerWithLevelMapping(d.log.With("component", "watermill"),
 		map[slog.Level]slog.Level{slog.LevelInfo: slog.LevelDebug})
+	// The group's first start (an existing deployment upgrading, or a new
+	// group) begins at the log's head: workflows that ended before it are
+	// not delivered now. Later starts resume at the group's offset.
+	head, started, err := eventstore.StartAtHead(ctx, d.store.Pool(), d.cfg.ConsumerGroup)
+	if err != nil {
+		if ctx.Err() != nil { // stopped before it started
+			return nil
+		}
+		return fmt.Errorf("webhooks: subscription start: %w", err)
+	}
+	if started {
+		d.log.Info("webhook consumer group starts at the head of the log", "group", d.cfg.ConsumerGroup,
+			"transaction_id", head.TransactionID, "position", head.Global)
+	}
 	sub, err := eventstore.NewSubscriber(d.store.Pool(), d.cfg.ConsumerGroup, wmLog)
 	if err != nil {
 		return fmt.Errorf("webhooks: subscriber: %w", err)

@@ -53,8 +53,22 @@ func logger() *slog.Logger {
 }
 
 // fresh empties the log, the read models, the consumer offsets and the
-// leases, and starts a webhook_deliveries projection runner.
+// leases, starts a webhook_deliveries projection runner, and starts the
+// dispatchers' consumer group at the (empty) log's head, as a deployment
+// whose dispatcher ran from its first day: the dispatchers of the test
+// then deliver the events appended before they run.
 func fresh(t *testing.T) {
+	t.Helper()
+	freshLog(t)
+	head, started, err := eventstore.StartAtHead(context.Background(), db.Pool, webhooks.DefaultConsumerGroup)
+	if err != nil || !started || head != (event.Position{}) {
+		t.Fatalf("StartAtHead on the empty log: %+v, %v, %v", head, started, err)
+	}
+}
+
+// freshLog is fresh without starting the consumer group: the first
+// dispatcher to run starts it at the head of the log.
+func freshLog(t *testing.T) {
 	t.Helper()
 	db.Reset(t)
 	r := projections.NewRunner(store, quiet, []projections.Projection{projections.WebhookDeliveries{}}, projections.WithPoll(20*time.Millisecond))

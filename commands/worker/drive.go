@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"svc/commands"
 	"svc/domain/credit"
 	"svc/domain/workflow"
 	"svc/eventstore"
@@ -105,22 +106,32 @@ func (r *run) transact(ctx context.Context, data []event.Data, also func(tx *eve
 	return err
 }
 
-// charge charges the ledger for steps' results in the workflow's
-// transaction: each step its price (workflow.StepCharge) as recorded with
-// it. The ledger must cover them all, or none is charged
-// (credit.ErrInsufficient).
-func (r *run) charge(tx *eventstore.Tx, reason string, amounts map[int]int) error {
+// charges are the ledger's charges for amounts by step (0 for the fee),
+// each step its price (workflow.StepCharge) as recorded with it, in step
+// order.
+func (r *run) charges(reason string, amounts map[int]int) []credit.Charged {
 	q := r.wf.Queued()
-	var charges []credit.Charged
+	var out []credit.Charged
 	for step := 0; step <= len(r.wf.Planned().Steps); step++ {
 		if a := amounts[step]; a > 0 {
-			charges = append(charges, credit.Charged{Amount: int64(a), Reason: reason, WorkflowID: r.wf.ID(), Step: step, KeyID: q.KeyID, AgentID: q.AgentID})
+			out = append(out, credit.Charged{Amount: int64(a), Reason: reason, WorkflowID: r.wf.ID(), Step: step, KeyID: q.KeyID, AgentID: q.AgentID})
 		}
 	}
+	return out
+}
+
+// charge charges the ledger for steps' results in the workflow's
+// transaction, drawing on the run's reservation first (ledger.ChargeAll).
+// The reservation and the spendable balance must cover them all, or none
+// is charged (credit.ErrInsufficient): only a run without a reservation
+// (queued before reservations) or one whose steps cost more than it holds
+// can meet that.
+func (r *run) charge(tx *eventstore.Tx, reason string, amounts map[int]int) error {
+	charges := r.charges(reason, amounts)
 	if len(charges) == 0 {
 		return nil
 	}
-	ledger, err := r.w.repos.Ledgers.Load(tx, r.wf.OrgID())
+	ledger, err := commands.LoadLedger(tx, r.w.repos, r.wf.OrgID())
 	if err != nil {
 		return err
 	}
@@ -132,17 +143,19 @@ func (r *run) charge(tx *eventstore.Tx, reason string, amounts map[int]int) erro
 	return err
 }
 
-// releaseSlot frees the workflow's place under the concurrent limit, in
-// the transaction of its terminal event.
-func (r *run) releaseSlot(tx *eventstore.Tx) error {
-	_, err := tx.Append(workflow.SlotsStream(r.wf.OrgID()), event.AnyVersion, workflow.SlotReleased{WorkflowID: r.wf.ID()})
+// end is the org-level side of the run's terminal event, appended after it
+// in its transaction (commands.EndRun): the ledger settles the run (the
+// fee) and releases what is left of its reservation, and the slot is
+// freed.
+func (r *run) end(tx *eventstore.Tx, s credit.Settlement) error {
+	_, err := commands.EndRun(tx, r.w.repos, r.wf, s, nil)
 	return err
 }
 
 // complete records results of steps (StepCompleted, or a StepIncomplete of
 // an output that violates the output_contract) and charges each its price,
-// in one transaction. A balance spent elsewhere meanwhile halts the run
-// instead.
+// in one transaction. A charge the run's reservation and the spendable
+// balance no longer cover halts the run instead.
 func (r *run) complete(ctx context.Context, results []event.Data, first, last workflow.PlannedStep) error {
 	amounts := map[int]int{}
 	total := 0
@@ -159,24 +172,26 @@ func (r *run) complete(ctx context.Context, results []event.Data, first, last wo
 	return err
 }
 
-// finish appends the terminal event of a run whose steps all have results.
+// finish appends the terminal event of a run whose steps all have results,
+// with the fee drawn on the run's reservation and the rest of it released.
 func (r *run) finish(ctx context.Context) error {
 	done, err := r.wf.Finish()
 	if err != nil {
 		return err
 	}
 	fee := func(tx *eventstore.Tx) error {
-		if err := r.charge(tx, "orchestration_fee", map[int]int{0: done.Fee}); err != nil {
-			return err
-		}
-		return r.releaseSlot(tx)
+		return r.end(tx, credit.Settlement{Reason: done.EventType(), Charges: r.charges("orchestration_fee", map[int]int{0: done.Fee})})
 	}
 	err = r.transact(ctx, []event.Data{done}, fee)
 	if errors.Is(err, credit.ErrInsufficient) {
-		// the balance was spent elsewhere since execute checked it: the
-		// deliverable is not held back for the fee
+		// a run without a reservation whose balance was spent elsewhere
+		// since execute checked it: the deliverable is not held back for
+		// the fee
 		r.w.log.Warn("orchestration fee not covered by the balance; completing without it", "workflow_id", r.wf.ID(), "fee", done.Fee)
-		err = r.transact(ctx, []event.Data{done.WaiveFee()}, r.releaseSlot)
+		waived := done.WaiveFee()
+		err = r.transact(ctx, []event.Data{waived}, func(tx *eventstore.Tx) error {
+			return r.end(tx, credit.Settlement{Reason: waived.EventType()})
+		})
 	}
 	if err == nil {
 		r.w.log.Info("workflow finished", "workflow_id", r.wf.ID(), "status", r.wf.Status(), "credits_used", r.wf.View(false).CreditsUsed)
@@ -184,33 +199,22 @@ func (r *run) finish(ctx context.Context) error {
 	return err
 }
 
-// fail ends the run as failed at step and refunds every credit charged to
-// it; the refund is decided inside the transaction and the event carries it.
+// fail ends the run as failed at step, refunds every credit charged to it
+// and releases what is left of its reservation; the refund is decided
+// inside the transaction and the event carries it.
 func (r *run) fail(ctx context.Context, step int, f workflow.Failure) error {
 	var failed workflow.Failed
 	_, err := r.w.repos.Store.Run(ctx, eventstore.TxOptions{}, func(tx *eventstore.Tx) error {
-		ledger, err := r.w.repos.Ledgers.Load(tx, r.wf.OrgID())
-		if err != nil {
-			return err
-		}
-		refund, ok, err := ledger.RefundWorkflow(r.wf.ID(), "workflow_failed")
-		if err != nil {
-			return err
-		}
-		if ok {
-			if _, err := r.w.repos.Ledgers.Save(tx, r.wf.OrgID(), ledger, refund); err != nil {
+		_, err := commands.EndRun(tx, r.w.repos, r.wf, credit.Settlement{Reason: workflow.EventFailed, Refund: "workflow_failed"},
+			func(settled credit.SettleResult) error {
+				failed = r.wf.Fail(step, "provider_exhausted", f, int(settled.Refunded))
+				_, err := r.w.repos.Workflows.Save(tx, r.wf.ID(), r.wf, failed)
+				if r.w.repos.Workflows.Conflict(err, r.wf.ID()) {
+					return errLost
+				}
 				return err
-			}
-		}
-		failed = r.wf.Fail(step, "provider_exhausted", f, int(refund.Amount))
-		_, err = r.w.repos.Workflows.Save(tx, r.wf.ID(), r.wf, failed)
-		if r.w.repos.Workflows.Conflict(err, r.wf.ID()) {
-			return errLost
-		}
-		if err != nil {
-			return err
-		}
-		return r.releaseSlot(tx)
+			})
+		return err
 	})
 	if err == nil {
 		r.w.log.Warn("workflow failed", "workflow_id", r.wf.ID(), "code", failed.Code, "step", step, "refunded", failed.Refunded, "error", f.Cause)
@@ -218,10 +222,12 @@ func (r *run) fail(ctx context.Context, step int, f workflow.Failure) error {
 	return err
 }
 
-// halt ends the run as halted.
+// halt ends the run as halted, releasing what is left of its reservation.
 func (r *run) halt(ctx context.Context, h workflow.Halted) error {
 	r.w.log.Warn("workflow halted", "workflow_id", r.wf.ID(), "step", h.Step, "reason", h.Reason)
-	return r.transact(ctx, []event.Data{h}, r.releaseSlot)
+	return r.transact(ctx, []event.Data{h}, func(tx *eventstore.Tx) error {
+		return r.end(tx, credit.Settlement{Reason: h.EventType()})
+	})
 }
 
 // since is milliseconds since t, for call records.

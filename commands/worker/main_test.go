@@ -179,6 +179,27 @@ func queue(t *testing.T, o testOrg, taskType string, opts planOpts) workflow.Pla
 	return execute(t, o, plan(t, o, taskType, opts))
 }
 
+// queueUnreserved queues one workflow of taskType as it was queued before
+// execute reserved the estimate: its reservation is settled at once, so
+// the run holds nothing and its charges take from the balance.
+func queueUnreserved(t *testing.T, o testOrg, taskType string, opts planOpts) workflow.Planned {
+	t.Helper()
+	p := queue(t, o, taskType, opts)
+	l, err := credit.Load(o.ID, load(t, credit.Stream(o.ID)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Held(p.WorkflowID) != int64(p.Credits) {
+		t.Fatalf("execute reserved %d, want the estimate %d", l.Held(p.WorkflowID), p.Credits)
+	}
+	if _, err := testStore.Append(context.Background(), credit.Stream(o.ID), l.Version(), event.New{
+		Data:     credit.Settled{OrgID: o.ID, WorkflowID: p.WorkflowID, Released: l.Held(p.WorkflowID), Reason: "test: queued before reservations"},
+		Metadata: event.Metadata{OrgID: o.ID, Actor: "system"}}); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // stepNamed is the planned step called name.
 func stepNamed(t *testing.T, p workflow.Planned, name string) workflow.PlannedStep {
 	t.Helper()
@@ -527,6 +548,18 @@ func checkRun(t *testing.T, orgID string, wf *workflow.Workflow) (workflow.View,
 	}
 	if slotHeld(t, orgID, id) {
 		t.Errorf("ended workflow still holds a slot")
+	}
+	// its reservation released and its account in the ledger closed, in
+	// the transaction of the terminal event
+	ledger, err := credit.Load(orgID, load(t, credit.Stream(orgID)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, open := ledger.WorkflowCharges()[id]; open || ledger.Held(id) != 0 {
+		t.Errorf("ended workflow still holds %d credits in reservation (account open: %v)", ledger.Held(id), open)
+	}
+	if wf.Free() && ledger.Reserved() != 0 {
+		t.Errorf("free workflow: %d credits reserved", ledger.Reserved())
 	}
 	return v, l
 }

@@ -13,6 +13,7 @@ import (
 	"svc/adapters/llm"
 	"svc/adapters/llm/frameworks"
 	"svc/adapters/llm/offline"
+	"svc/domain/credit"
 	"svc/domain/planning"
 	"svc/domain/workflow"
 	"svc/eventstore"
@@ -476,11 +477,12 @@ func TestHaltOnConnectionFailure(t *testing.T) {
 	}
 }
 
-// 9a. The balance is spent elsewhere while step 1 runs: the run halts
-// with insufficient_credits instead of overdrawing.
+// 9a. A run queued before reservations (it holds none): the balance is
+// spent elsewhere while step 1 runs, and the run halts with
+// insufficient_credits instead of overdrawing.
 func TestHaltOnInsufficientCredits(t *testing.T) {
 	o := newPayingOrg(t)
-	p := queue(t, o, "blog_post", planOpts{})
+	p := queueUnreserved(t, o, "blog_post", planOpts{})
 	first := p.Steps[0]
 	fake := newFake(t)
 	fake.AddRule(fakellm.Rule{Match: "framework=" + first.Name, Delay: time.Second, Times: 1})
@@ -505,11 +507,12 @@ func TestHaltOnInsufficientCredits(t *testing.T) {
 	}
 }
 
-// 9b. The balance no longer covers the fee when the run ends: the fee is
-// waived rather than holding the deliverable back.
+// 9b. A run queued before reservations: the balance no longer covers the
+// fee when the run ends, and the fee is waived rather than holding the
+// deliverable back.
 func TestFeeWaivedWhenBalanceSpent(t *testing.T) {
 	o := newPayingOrg(t)
-	p := queue(t, o, "blog_post", planOpts{})
+	p := queueUnreserved(t, o, "blog_post", planOpts{})
 	fee := feeOf(t, p)
 	fake := newFake(t)
 	fake.AddRule(fakellm.Rule{Match: "kind=synthesis", Delay: time.Second, Times: 1})
@@ -529,6 +532,71 @@ func TestFeeWaivedWhenBalanceSpent(t *testing.T) {
 	}
 	if b := balance(t, o.ID); b != int64(fee)-1 {
 		t.Fatalf("balance %d", b)
+	}
+}
+
+// 9c. The run holds its estimate from execute on: the whole spendable
+// balance is spent elsewhere while step 1 runs, and the run still
+// completes, charged exactly its steps and its fee, every one drawn on its
+// reservation; the rest of the balance is untouched.
+func TestReservedRunCompletesWhenBalanceSpent(t *testing.T) {
+	o := newPayingOrg(t)
+	grant(t, o.ID, 1000)
+	p := queue(t, o, "blog_post", planOpts{})
+	if b := balance(t, o.ID); b != 3500-int64(p.Credits) {
+		t.Fatalf("spendable balance %d after execute, want %d (the estimate %d reserved)", b, 3500-p.Credits, p.Credits)
+	}
+	first := p.Steps[0]
+	fake := newFake(t)
+	fake.AddRule(fakellm.Rule{Match: "framework=" + first.Name, Delay: time.Second, Times: 1})
+	w, _ := startWorker(t, fakeProvider(t, fake, 0, nil), workerOpts{})
+	w.Kick(p.WorkflowID)
+	waitFor(t, "step 1's call", 10*time.Second, func() bool { return fake.Calls("framework="+first.Name) > 0 })
+	spent := balance(t, o.ID)
+	spend(t, o.ID, spent) // all that is spendable, while step 1 runs
+	wf := waitEnded(t, p.WorkflowID, 20*time.Second)
+
+	v, l := checkRun(t, o.ID, wf)
+	if v.Status != workflow.StatusCompleted || v.CreditsUsed != p.Credits || len(l.fees) != 1 || l.net != int64(p.Credits) {
+		t.Fatalf("status %s (%s) credits_used %d ledger %+v, want completed with %d charged", v.Status, v.HaltReason, v.CreditsUsed, l, p.Credits)
+	}
+	ledger, err := credit.Load(o.ID, load(t, credit.Stream(o.ID)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ledger.Balance() != 0 || ledger.Reserved() != 0 || ledger.Owned() != 3500-spent-int64(p.Credits) {
+		t.Fatalf("balance %d reserved %d owned %d, want 0, 0 and %d", ledger.Balance(), ledger.Reserved(), ledger.Owned(), 3500-spent-int64(p.Credits))
+	}
+	for _, c := range ofType[credit.Charged](t, load(t, credit.Stream(o.ID)), credit.EventCharged) {
+		if c.WorkflowID == p.WorkflowID && c.FromReservation != c.Amount {
+			t.Errorf("charge %+v not drawn on the reservation", c)
+		}
+	}
+}
+
+// 9d. What a run does not spend is released with its terminal event: a
+// run that fails (refunded) and one that halts (connection) leave the
+// spendable balance as if they had never reserved; and the ledger's
+// reservation and settlement events are where they belong.
+func TestReservationReleasedAtEveryEnd(t *testing.T) {
+	o := newPayingOrg(t)
+	grant(t, o.ID, 10000)
+	p := queue(t, o, "blog_post", planOpts{})
+	fake := newFake(t)
+	fake.AddRule(fakellm.Rule{Match: "framework=Content Outline", Status: http.StatusInternalServerError})
+	wf := runAll(t, fakeProvider(t, fake, 0, nil), p)[0]
+	if v, _ := checkRun(t, o.ID, wf); v.Status != workflow.StatusFailed {
+		t.Fatalf("status %s", v.Status)
+	}
+	if b := balance(t, o.ID); b != 12500 {
+		t.Fatalf("spendable balance %d after a failed (refunded) run, want 12500", b)
+	}
+	events := load(t, credit.Stream(o.ID))
+	reserved := ofType[credit.Reserved](t, events, credit.EventReserved)
+	settled := ofType[credit.Settled](t, events, credit.EventSettled)
+	if len(reserved) != 1 || reserved[0].Amount != int64(p.Credits) || len(settled) != 1 || settled[0].Reason != workflow.EventFailed ||
+		settled[0].Released != int64(p.Credits-p.Steps[0].Credits) {
+		t.Fatalf("reserved %+v settled %+v (estimate %d, step 1 %d)", reserved, settled, p.Credits, p.Steps[0].Credits)
 	}
 }
 

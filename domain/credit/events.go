@@ -7,6 +7,8 @@ const (
 	EventGranted  = "CreditsGranted"
 	EventCharged  = "CreditsCharged"
 	EventRefunded = "CreditsRefunded"
+	EventReserved = "CreditsReserved"
+	EventSettled  = "CreditsSettled"
 )
 
 // Granted is the data of CreditsGranted.
@@ -17,15 +19,19 @@ type Granted struct {
 	Note   string `json:"note,omitempty"`
 }
 
-// Charged is the data of CreditsCharged.
+// Charged is the data of CreditsCharged. A charge to a workflow that holds
+// a reservation draws on it first: FromReservation is the part of Amount
+// taken from the reservation (the rest came from the spendable balance).
+// Amount is always the whole charge.
 type Charged struct {
-	OrgID      string `json:"org_id"`
-	Amount     int64  `json:"amount"`
-	Reason     string `json:"reason"`
-	WorkflowID string `json:"workflow_id,omitempty"`
-	Step       int    `json:"step,omitempty"`
-	KeyID      string `json:"key_id,omitempty"`
-	AgentID    string `json:"agent_id,omitempty"`
+	OrgID           string `json:"org_id"`
+	Amount          int64  `json:"amount"`
+	Reason          string `json:"reason"`
+	WorkflowID      string `json:"workflow_id,omitempty"`
+	Step            int    `json:"step,omitempty"`
+	KeyID           string `json:"key_id,omitempty"`
+	AgentID         string `json:"agent_id,omitempty"`
+	FromReservation int64  `json:"from_reservation,omitempty"`
 }
 
 // Refunded is the data of CreditsRefunded.
@@ -34,6 +40,27 @@ type Refunded struct {
 	Amount     int64  `json:"amount"`
 	Reason     string `json:"reason"`
 	WorkflowID string `json:"workflow_id"`
+}
+
+// Reserved is the data of CreditsReserved: Amount more credits set aside
+// for the run of a workflow (its estimate at execute, what remains at a
+// resume). Reserved credits still belong to the organization but are not
+// spendable by anything else; the workflow's charges draw on them first.
+type Reserved struct {
+	OrgID      string `json:"org_id"`
+	WorkflowID string `json:"workflow_id"`
+	Amount     int64  `json:"amount"`
+}
+
+// Settled is the data of CreditsSettled, appended with the event that ends
+// a workflow's run: Released is what was left of its reservation, back in
+// the spendable balance, and the workflow's account in the ledger closes
+// (see Ledger). Reason is the type of the terminal event.
+type Settled struct {
+	OrgID      string `json:"org_id"`
+	WorkflowID string `json:"workflow_id"`
+	Released   int64  `json:"released"`
+	Reason     string `json:"reason"`
 }
 
 // EventType implements event.Data.
@@ -45,11 +72,19 @@ func (Charged) EventType() string { return EventCharged }
 // EventType implements event.Data.
 func (Refunded) EventType() string { return EventRefunded }
 
+// EventType implements event.Data.
+func (Reserved) EventType() string { return EventReserved }
+
+// EventType implements event.Data.
+func (Settled) EventType() string { return EventSettled }
+
 // RegisterEvents registers the events of a ledger stream.
 func RegisterEvents(r *event.Registry) {
 	event.Register[Granted](r)
 	event.Register[Charged](r)
 	event.Register[Refunded](r)
+	event.Register[Reserved](r)
+	event.Register[Settled](r)
 }
 
 var registry = event.NewRegistry(RegisterEvents)

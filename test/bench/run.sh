@@ -13,7 +13,10 @@
 #      pgbench -S at the same concurrency, and paced near 5,000 req/s;
 #   6. the workflows listing (GET /api/rigor/workflows' query, ListWorkflows)
 #      over LIST_WORKFLOWS (1,000,000) workflows in the read model
-#      (BenchmarkWorkflowList): p50 and p99 of a page per filter.
+#      (BenchmarkWorkflowList): p50 and p99 of a page per filter;
+#   7. a credit charge with a cold ledger cache (BenchmarkCharge) on a ledger
+#      of 10 events and one of CHARGE_EVENTS (1,000,000): the ledger
+#      snapshots keep them equal (ratio near 1).
 #
 # Usage: make bench   (or: bash test/bench/run.sh after go build -o bin/svc ./cmd/svc)
 # Environment: PGHOST, PGPORT, PGUSER (default 127.0.0.1, 5432, postgres);
@@ -21,7 +24,8 @@
 #   WRK_CONNECTIONS (32), PACED_RPS (5000), REBUILD_EVENTS (1000000), REBUILD_ORGS (10000),
 #   REBUILD_ALL_BUDGET (150: seconds --all may take, else it is skipped),
 #   BENCH_PORT (18090), LIST_WORKFLOWS (1000000), LIST_SAMPLES (500),
-#   BENCH_SKIP (space-separated: append batch rebuild http exec list).
+#   CHARGE_EVENTS (1000000),
+#   BENCH_SKIP (space-separated: append batch rebuild http exec list charge).
 # Raw outputs go to test/bench/results/<UTC time>/ (gitignored), the summary
 # to summary.md there. Only loopback; every database it creates is dropped and
 # every process it starts is stopped on exit. Targets are reported, never
@@ -72,7 +76,7 @@ cleanup() {
 	for pid in "${TEST_PIDS[@]}"; do
 		if kill -0 "$pid" 2>/dev/null; then kill -TERM "$pid"; fi
 		# a test binary killed before its TestMain cleanup leaves its pgtest database
-		for name in eventstore projections; do
+		for name in eventstore projections commands; do
 			psqlq -d postgres -c "DROP DATABASE IF EXISTS svc_test_${name}_${pid} WITH (FORCE)" 2>/dev/null
 		done
 	done
@@ -448,6 +452,33 @@ if ! skip list; then
 			esac
 		done
 	done
+fi
+
+# ---------------------------------------------------------------- 7. charge
+# A charge through a fresh commands.Repositories per iteration (a cold fold
+# cache: a new process, another instance, an evicted entry) on a ledger of
+# 10 events and on one of CHARGE_EVENTS, each kept at its length; the long
+# one starts from its snapshot. Also reported: the worst case (the most
+# events a cold load folds past a snapshot) and the long ledger without
+# snapshots (folded from its start: one iteration is usually all there is).
+if ! skip charge; then
+	CHARGE_EVENTS=${CHARGE_EVENTS:-1000000}
+	log "charge with a cold cache: ledgers of 10 and $CHARGE_EVENTS events (BenchmarkCharge)"
+	go test -c -o "$WORK/commands.test" ./commands
+	SVC_BENCH_CHARGE_EVENTS=$CHARGE_EVENTS runtest "$WORK/commands.test" "$OUT/go-charge.txt" -test.run '^$' \
+		-test.bench '^BenchmarkCharge$' -test.benchtime "${SECS}s" -test.timeout 30m
+	grep -E '^BenchmarkCharge/' "$OUT/go-charge.txt" >&2
+	us() { awk -v n="$1" 'BEGIN { printf "%.0f", n / 1000 }'; }
+	small=$(benchmetric "$OUT/go-charge.txt" '^BenchmarkCharge/events=10(-[0-9]+)?$' ns/op)
+	large=$(benchmetric "$OUT/go-charge.txt" "^BenchmarkCharge/events=$CHARGE_EVENTS(-[0-9]+)?\$" ns/op)
+	worst=$(benchmetric "$OUT/go-charge.txt" "^BenchmarkCharge/events=$CHARGE_EVENTS/tail=[0-9]+(-[0-9]+)?\$" ns/op)
+	none=$(benchmetric "$OUT/go-charge.txt" "^BenchmarkCharge/events=$CHARGE_EVENTS/nosnapshot(-[0-9]+)?\$" ns/op)
+	r=$(ratio "$large" "$small")
+	log "  10 events: $(us "$small") µs; $CHARGE_EVENTS events: $(us "$large") µs (ratio $r); worst tail: $(us "$worst") µs; without snapshots: $(us "$none") µs"
+	result "charge, cold cache, $CHARGE_EVENTS-event ledger (µs)" "$(us "$large")" "10-event ledger: $(us "$small") µs" "$r" "ratio <= 1.25" \
+		"$(awk -v r="$r" 'BEGIN { print (r <= 1.25) ? "PASS" : "FAIL" }')"
+	result "  same, worst case: a full snapshot interval to fold (µs)" "$(us "$worst")" "10-event ledger: $(us "$small") µs" "$(ratio "$worst" "$small")" "(info)" "-"
+	result "  same, without snapshots (µs)" "$(us "$none")" "10-event ledger: $(us "$small") µs" "$(ratio "$none" "$small")" "(info)" "-"
 fi
 
 # ---------------------------------------------------------------- summary

@@ -90,8 +90,8 @@ func Main(m *testing.M, name string, setup func(*DB)) {
 	os.Exit(code)
 }
 
-// Reset empties the event store, every read model, the consumer offsets
-// and the leases, for tests that need a clean log. Projection tables (rm_*)
+// Reset empties the event store, every read model, the consumer offsets,
+// the leases and the snapshots, for tests that need a clean log. Projection tables (rm_*)
 // and their views are dropped.
 func (d *DB) Reset(t testing.TB) {
 	t.Helper()
@@ -106,7 +106,7 @@ func (d *DB) Reset(t testing.TB) {
 			EXECUTE 'DROP TABLE IF EXISTS ' || quote_ident(r.tablename) || ' CASCADE';
 		END LOOP;
 	END $$;
-	TRUNCATE events, projection_checkpoints, watermill_offsets_events, job_leases RESTART IDENTITY`)
+	TRUNCATE events, projection_checkpoints, watermill_offsets_events, job_leases, snapshots RESTART IDENTITY`)
 	if err != nil {
 		t.Fatalf("pgtest: reset: %v", err)
 	}

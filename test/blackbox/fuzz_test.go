@@ -1,0 +1,633 @@
+package blackbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// postRoute is a POST route of http/server.go with the fields its body
+// takes: a path in the body ("context.additional_context",
+// "available_mcp_connections[0].server_url") and the JSON kind expected
+// there: string, number, bool, array, object.
+type postRoute struct {
+	path string
+	base map[string]any // a valid body (execute's is delivered by polling)
+	// fields maps each known field to its kind.
+	fields map[string]string
+}
+
+// preferenceFields are the fields of plan's and execute's preferences.
+var preferenceFields = map[string]string{
+	"preferences": "object", "preferences.rigor_level": "string", "preferences.tool_scope": "string",
+	"preferences.model_preference": "string", "preferences.max_budget_usd": "number", "preferences.skip_frameworks": "array",
+	"preferences.skip_frameworks[0]": "string", "preferences.only_frameworks": "array", "preferences.add_frameworks": "array",
+	"preferences.add_frameworks[0].name": "string", "preferences.add_frameworks[0].before_step": "number",
+	"preferences.require_approval": "bool", "preferences.approval_before_step": "array", "preferences.approval_before_step[0]": "number",
+	"preferences.execution": "string", "preferences.output_contract": "object", "preferences.output_contract.shape": "string",
+}
+
+// connectionFields are the fields of available_mcp_connections.
+var connectionFields = map[string]string{
+	"available_mcp_connections": "array", "available_mcp_connections[0].id": "string", "available_mcp_connections[0].label": "string",
+	"available_mcp_connections[0].server_url": "string", "available_mcp_connections[0].capabilities": "array",
+	"available_mcp_connections[0].capabilities[0]": "string",
+}
+
+func union(ms ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, m := range ms {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// postRoutes lists every POST route of http/server.go's routes.
+// TestPostRouteList fails when the source registers one this list lacks.
+var postRoutes = []postRoute{
+	{path: "/api/keys",
+		base:   map[string]any{"email": "fuzz@example.com", "name": "Fuzz"},
+		fields: map[string]string{"email": "string", "name": "string"}},
+	{path: "/api/rigor/enhance",
+		base:   map[string]any{"task_description": "compare our pricing with three competitors", "tier": "deterministic"},
+		fields: map[string]string{"task_description": "string", "task_type": "string", "tier": "string"}},
+	{path: "/api/rigor/plan",
+		base: map[string]any{"task_description": "compare our pricing with three competitors", "task_type": "competitive_analysis",
+			"context": map[string]any{"additional_context": "for the board"}},
+		fields: union(preferenceFields, connectionFields, map[string]string{"task_description": "string", "task_type": "string",
+			"context": "object", "context.additional_context": "string"})},
+	{path: "/api/rigor/execute",
+		base: map[string]any{"task_description": "compare our pricing with three competitors", "task_type": "competitive_analysis",
+			"delivery": map[string]any{"method": "polling"}},
+		fields: union(preferenceFields, connectionFields, map[string]string{"workflow_id": "string", "task_description": "string",
+			"task_type": "string", "context": "object", "context.additional_context": "string", "delivery": "object",
+			"delivery.method": "string", "delivery.webhook_url": "string", "mode": "string", "language": "string",
+			"prior_workflow_id": "string", "context_fields": "array", "context_fields[0]": "string", "agent_id": "string",
+			"workflow_ids": "array", "workflow_ids[0]": "string", "refresh_connections": "bool"})},
+	{path: "/api/rigor/step",
+		base:   map[string]any{"workflow_id": "wr_00000000000000000000000000000000", "action": "next"},
+		fields: map[string]string{"workflow_id": "string", "action": "string", "feedback": "string"}},
+	{path: "/api/rigor/resume",
+		base:   map[string]any{"workflow_id": "wr_00000000000000000000000000000000"},
+		fields: map[string]string{"workflow_id": "string", "revision_guidance": "string"}},
+	{path: "/api/rigor/approve",
+		base:   map[string]any{"workflow_id": "wr_00000000000000000000000000000000", "decision": "approved"},
+		fields: map[string]string{"workflow_id": "string", "decision": "string", "notes": "string", "agent_id": "string"}},
+	{path: "/api/rigor/workflows/actions",
+		base:   map[string]any{"action": "cancel", "workflow_ids": []any{"wr_00000000000000000000000000000000"}},
+		fields: map[string]string{"action": "string", "workflow_ids": "array", "workflow_ids[0]": "string", "confirm": "bool", "force": "bool"}},
+}
+
+// TestPostRouteList reads the routes http registers (every non-test file
+// of package httpapi, parsed) and requires its POST routes to be exactly
+// postRoutes, so a new POST route cannot escape the fuzz below; then it
+// requires each listed route to exist on a running server (neither 404 nor
+// 405).
+func TestPostRouteList(t *testing.T) {
+	t.Parallel()
+	registered := registeredPostRoutes(t)
+	listed := map[string]bool{}
+	for _, r := range postRoutes {
+		listed[r.path] = true
+	}
+	for _, p := range registered {
+		if !listed[p] {
+			t.Errorf("http registers POST %s, which postRoutes (fuzz_test.go) does not list: add it with its fields", p)
+		}
+		delete(listed, p)
+	}
+	for p := range listed {
+		t.Errorf("postRoutes lists POST %s, which http does not register", p)
+	}
+
+	s := sharedServer(t)
+	a := s.signup(t, nil)
+	for _, r := range postRoutes {
+		res := s.do(t, req{Method: http.MethodPost, Path: r.path, Key: a.Key, XFF: nextIP(), Body: "[]"})
+		if res.Status == http.StatusNotFound || res.Status == http.StatusMethodNotAllowed {
+			t.Errorf("POST %s: %d, the route does not exist: %s", r.path, res.Status, res.Raw)
+		}
+	}
+	// and the check can tell: an unknown route is 404, a GET-only one 405
+	wantError(t, s.do(t, req{Method: http.MethodPost, Path: "/api/rigor/no-such-route", Key: a.Key, Body: "{}"}), http.StatusNotFound, "not_found")
+	wantError(t, s.do(t, req{Method: http.MethodPost, Path: "/api/billing/balance", Key: a.Key, Body: "{}"}), http.StatusMethodNotAllowed, "method_not_allowed")
+}
+
+// registeredPostRoutes parses ../../http and returns the paths of the
+// routes registered for POST: X.Handle(path, …).Methods(…POST…) on the
+// router or a PathPrefix subrouter, and s.RigorHandle(path, POST, …).
+func registeredPostRoutes(t *testing.T) []string {
+	t.Helper()
+	dir := filepath.Join("..", "..", "http")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	str := func(e ast.Expr) (string, bool) {
+		lit, ok := e.(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
+			return "", false
+		}
+		v, err := strconv.Unquote(lit.Value)
+		return v, err == nil
+	}
+	isPost := func(e ast.Expr) bool {
+		if v, ok := str(e); ok {
+			return v == http.MethodPost
+		}
+		sel, ok := e.(*ast.SelectorExpr)
+		return ok && sel.Sel.Name == "MethodPost"
+	}
+	var src func(e ast.Expr) string // the text of a receiver: r, s.rigor
+	src = func(e ast.Expr) string {
+		switch x := e.(type) {
+		case *ast.Ident:
+			return x.Name
+		case *ast.SelectorExpr:
+			return src(x.X) + "." + x.Sel.Name
+		default:
+			return fmt.Sprintf("%T", e)
+		}
+	}
+	// prefixes of subrouters: s.rigor = r.PathPrefix("/api/rigor").Subrouter()
+	prefixes := map[string]string{"r": "", "s.router": ""}
+	var out []string
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if as, ok := n.(*ast.AssignStmt); ok && len(as.Lhs) == 1 && len(as.Rhs) == 1 {
+				if sub, ok := as.Rhs[0].(*ast.CallExpr); ok {
+					if sel, ok := sub.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Subrouter" {
+						if pp, ok := sel.X.(*ast.CallExpr); ok {
+							if ppSel, ok := pp.Fun.(*ast.SelectorExpr); ok && ppSel.Sel.Name == "PathPrefix" && len(pp.Args) == 1 {
+								if p, ok := str(pp.Args[0]); ok {
+									prefixes[src(as.Lhs[0])] = prefixes[src(ppSel.X)] + p
+								}
+							}
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			switch sel.Sel.Name {
+			case "RigorHandle":
+				if len(call.Args) >= 2 && isPost(call.Args[1]) {
+					p, ok := str(call.Args[0])
+					if !ok {
+						t.Errorf("%s: RigorHandle with a path that is not a literal", fset.Position(call.Pos()))
+						return true
+					}
+					out = append(out, prefixes["s.rigor"]+p)
+				}
+			case "Methods":
+				post := false
+				for _, a := range call.Args {
+					post = post || isPost(a)
+				}
+				if !post {
+					return true
+				}
+				h, ok := sel.X.(*ast.CallExpr)
+				hSel, ok2 := h.Fun.(*ast.SelectorExpr)
+				if !ok || !ok2 || (hSel.Sel.Name != "Handle" && hSel.Sel.Name != "HandleFunc") || len(h.Args) == 0 {
+					t.Errorf("%s: a POST registration this test cannot read", fset.Position(call.Pos()))
+					return true
+				}
+				p, ok := str(h.Args[0])
+				prefix, known := prefixes[src(hSel.X)]
+				if !ok || !known {
+					t.Errorf("%s: a POST registration on %s this test cannot read", fset.Position(call.Pos()), src(hSel.X))
+					return true
+				}
+				out = append(out, prefix+p)
+			}
+			return true
+		})
+	}
+	sort.Strings(out)
+	if len(out) == 0 {
+		t.Fatal("found no POST route in ../../http: the parser no longer understands the routes")
+	}
+	return out
+}
+
+// TestFuzzPostRoutes sends every POST route generated bodies: each known
+// field with each wrong type; NUL, bytes that are not UTF-8 and unpaired
+// surrogates in each string field and in a key (400 invalid_field naming
+// the field); a body over the limit (413); deep nesting; empty and non-JSON
+// bodies; seeded random corruptions of a valid body. Every answer must be
+// below 500, every 4xx the error envelope with a code, and the server must
+// still answer /api/health afterwards.
+func TestFuzzPostRoutes(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, nil)
+	seed := uint64(20261124)
+	if v := os.Getenv("BLACKBOX_FUZZ_SEED"); v != "" {
+		seed, _ = strconv.ParseUint(v, 10, 64)
+	}
+	t.Logf("seed %d (BLACKBOX_FUZZ_SEED)", seed)
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	deadline := time.Now().Add(60 * time.Second)
+	total := 0
+	for _, route := range postRoutes {
+		// a fresh org every 100 requests: the per-minute limit (120) is per org
+		var key string
+		sent := 0
+		counts := map[int]int{}
+		send := func(what string, body []byte) *response {
+			total++
+			if time.Now().After(deadline) {
+				t.Fatalf("the fuzz ran over its time budget at %s %s", route.path, what)
+			}
+			if sent%100 == 0 {
+				key = s.signup(t, nil).Key
+			}
+			sent++
+			res := s.fuzzPost(t, route.path, key, body)
+			counts[res.Status]++
+			if res.Status >= 500 {
+				t.Errorf("POST %s, %s: %d %s\nbody: %.300q", route.path, what, res.Status, res.Raw, body)
+			}
+			return res
+		}
+		fields := sortedFields(route.fields)
+
+		// wrong types for each known field
+		for _, f := range fields {
+			for _, v := range wrongTypes(route.fields[f]) {
+				doc := cloneDoc(route.base)
+				setPath(doc, f, v)
+				send(fmt.Sprintf("%s as %T", f, v), mustJSON(t, doc))
+			}
+		}
+		// bad text in each string field: refused, naming the field
+		bad := []struct{ name, raw string }{
+			{"NUL", `\u0000`}, {"byte 0xff", "\xff"}, {"overlong /", "\xc0\xaf"}, {"UTF-8 surrogate", "\xed\xa0\x80"},
+			{"lone high surrogate", `\ud800`}, {"lone low surrogate", `\udfff x`}, {"truncated", "\xe2\x82"},
+		}
+		for _, f := range fields {
+			if route.fields[f] != "string" {
+				continue
+			}
+			for _, b := range bad {
+				doc := cloneDoc(route.base)
+				setPath(doc, f, placeholder)
+				res := send(f+" with "+b.name, withText(t, doc, "ok "+b.raw+" text"))
+				wantInvalidField(t, res, route.path+" "+f+" with "+b.name, f)
+			}
+		}
+		for _, b := range bad[:3] {
+			doc := cloneDoc(route.base)
+			doc[placeholder] = 1
+			res := send("a key with "+b.name, withText(t, doc, "k"+b.raw))
+			if res.Status != http.StatusBadRequest || errCode(res) != "invalid_field" {
+				t.Errorf("POST %s, a key with %s: %d %s, want 400 invalid_field", route.path, b.name, res.Status, res.Raw)
+			}
+		}
+		// over the body limit
+		big := cloneDoc(route.base)
+		big["padding"] = strings.Repeat("x", 1<<20)
+		if res := send("over the body limit", mustJSON(t, big)); res.Status != http.StatusRequestEntityTooLarge || errCode(res) != "body_too_large" {
+			t.Errorf("POST %s over the body limit: %d %s, want 413 body_too_large", route.path, res.Status, res.Raw)
+		}
+		// deep nesting, in a known field and in an unknown one
+		for _, depth := range []int{64, 10_001, 100_000} {
+			for _, open := range []string{"[", `{"a":`} {
+				closing := "]"
+				if open != "[" {
+					closing = "}"
+				}
+				nested := strings.Repeat(open, depth) + "1" + strings.Repeat(closing, depth)
+				for _, f := range []string{fields[0], "unknown_field"} {
+					send(fmt.Sprintf("%s nested %d deep in %s", open, depth, f),
+						[]byte(`{"`+f+`":`+nested+`}`))
+				}
+			}
+		}
+		// empty and not JSON
+		for _, body := range []string{"", " \n", "null", "[]", `"x"`, "7", "{", `{"a":`, "{}{}", `{"a":1}]`, `{"a":1}}`,
+			"not json", "\x00", "\xff\xfe{}", "{\x00}", `{'a':1}`, `{"a":01}`, `{"a":NaN}`, "\ufeff{}"} {
+			send(fmt.Sprintf("body %q", body), []byte(body))
+		}
+		// seeded random corruptions of the valid body
+		valid := mustJSON(t, route.base)
+		for range 25 {
+			send("corrupted", corrupt(rng, valid))
+		}
+		t.Logf("POST %s: answers by status %v", route.path, counts)
+	}
+	t.Logf("%d requests", total)
+	res := s.do(t, req{Path: "/api/health"})
+	wantStatus(t, res, http.StatusOK)
+	if strings.Contains(s.stderr.String(), "panic in handler") {
+		t.Error("the server log records a panic in a handler")
+	}
+}
+
+// TestTextRefusals: NUL (U+0000) and text that is not UTF-8, in the
+// fields PostgreSQL used to refuse with a 500 and in query parameters and
+// path variables, are 400 invalid_field naming the field, and nothing of
+// such a request is stored.
+func TestTextRefusals(t *testing.T) {
+	t.Parallel()
+	s := sharedServer(t)
+	a := s.signup(t, nil)
+	s.setTier(t, a, "pro") // POST /step reaches its command on a paid tier only
+	before := s.settledEvents(t, a)
+
+	task := "compare our pricing with three competitors for the board"
+	conn := func(url string) []any {
+		return []any{map[string]any{"id": "c1", "label": "Docs", "server_url": url, "capabilities": []any{"resources"}}}
+	}
+	for _, path := range []string{"/api/rigor/plan", "/api/rigor/execute"} {
+		for _, c := range []struct {
+			field string
+			body  map[string]any
+		}{
+			{"task_description", map[string]any{"task_description": "compare our pricing\x00 with three competitors"}},
+			{"context.additional_context", map[string]any{"task_description": task, "context": map[string]any{"additional_context": "a\x00b"}}},
+			{"available_mcp_connections[0].server_url", map[string]any{"task_description": task, "available_mcp_connections": conn("https://a\x00.example.com/sse")}},
+			{"preferences.skip_frameworks[0]", map[string]any{"task_description": task, "preferences": map[string]any{"skip_frameworks": []any{"SWOT\x00"}}}},
+		} {
+			c.body["delivery"] = map[string]any{"method": "polling"}
+			res := s.do(t, req{Method: http.MethodPost, Path: path, Key: a.Key, Body: c.body}) // json.Marshal writes \u0000
+			wantInvalidField(t, res, path+" NUL in "+c.field, c.field)
+		}
+		// bytes that are not UTF-8, and an unpaired surrogate, are refused, not replaced with U+FFFD
+		for _, c := range []struct{ field, body string }{
+			{"task_description", "{\"task_description\":\"compare our pricing \xff with three competitors\",\"delivery\":{\"method\":\"polling\"}}"},
+			{"context.additional_context", "{\"task_description\":\"" + task + "\",\"context\":{\"additional_context\":\"caf\xe9\"},\"delivery\":{\"method\":\"polling\"}}"},
+			{"available_mcp_connections[0].server_url", "{\"task_description\":\"" + task + "\",\"available_mcp_connections\":[{\"id\":\"c1\",\"server_url\":\"https://\xc0\xae.example.com\"}]}"},
+			{"preferences.rigor_level", `{"task_description":"` + task + `","preferences":{"rigor_level":"\ud800"}}`},
+		} {
+			res := s.do(t, req{Method: http.MethodPost, Path: path, Key: a.Key, Body: c.body})
+			wantInvalidField(t, res, path+" invalid text in "+c.field, c.field)
+		}
+	}
+	for _, body := range []string{`{"workflow_id":"\u0000","action":"next"}`, "{\"workflow_id\":\"wr_\xff\",\"action\":\"next\"}"} {
+		res := s.do(t, req{Method: http.MethodPost, Path: "/api/rigor/step", Key: a.Key, Body: body})
+		wantInvalidField(t, res, "/api/rigor/step "+body, "workflow_id")
+	}
+	res := s.do(t, req{Method: http.MethodPost, Path: "/api/keys", XFF: nextIP(), Body: `{"name":"Acme\u0000"}`})
+	wantInvalidField(t, res, "/api/keys NUL in name", "name")
+
+	// query parameters and path variables
+	cursor := func(id string) string {
+		return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(time.Now().UnixMicro(), 10) + "." + id))
+	}
+	for _, c := range []struct{ path, param string }{
+		{"/api/rigor/status/%00", "workflow_id"},
+		{"/api/rigor/status/wr_%FF", "workflow_id"},
+		{"/api/rigor/lineage/%00", "workflow_id"},
+		{"/api/rigor/workflows?task_type=%00", "task_type"},
+		{"/api/rigor/workflows?q=caf%E9", "q"},
+		{"/api/rigor/workflows?status=failed&cursor=" + cursor("wr_\x00"), "cursor"},
+		{"/api/rigor/workflows?cursor=" + cursor("wr_\xff"), "cursor"},
+		{"/api/rigor/workflows?created_after=2026-03-01%00", "created_after"},
+		{"/api/rigor/webhooks/deliveries?workflow_id=%00", "workflow_id"},
+		{"/api/rigor/usage-summary?from=%FF", "from"},
+		{"/api/rigor/costs?group_by=%00", "group_by"},
+		{"/api/rigor/templates?task_type=%00", "task_type"},
+		{"/api/keys/verify-email?token=%00", "token"},
+		{"/api/rigor/workflows?%00=1", `\u0000`},
+	} {
+		res := s.do(t, req{Path: c.path, Key: a.Key})
+		wantInvalidField(t, res, "GET "+c.path, c.param)
+	}
+	// valid text, escaped or not, still passes
+	res = s.do(t, req{Path: "/api/rigor/workflows?q=" + url.QueryEscape("café ü"), Key: a.Key})
+	wantStatus(t, res, http.StatusOK)
+
+	// nothing of the refused requests was stored: only the first barrier's
+	// stream is new
+	seen := map[string]bool{}
+	for _, e := range before {
+		seen[fmt.Sprint(e.StreamID, "@", e.Version)] = true
+	}
+	streams := map[string]bool{}
+	for _, e := range s.settledEvents(t, a) {
+		if !seen[fmt.Sprint(e.StreamID, "@", e.Version)] {
+			streams[e.StreamID] = true
+		}
+	}
+	if len(streams) > 1 {
+		t.Errorf("refused requests stored events: new streams %v", streams)
+	}
+}
+
+// ---------------------------------------------------------------------------
+
+// fuzzPost posts body to path with key (and a fresh client address, for
+// signups) and checks what every answer must satisfy (checkCommon). An
+// event stream (execute's default delivery) is closed once its headers
+// arrived.
+func (s *server) fuzzPost(t *testing.T, path, key string, body []byte) *response {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, s.base+path, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	hr.Header.Set("x-api-key", key)
+	hr.Header.Set("X-Forwarded-For", nextIP())
+	resp, err := http.DefaultClient.Do(hr)
+	if err != nil {
+		t.Fatalf("POST %s: %v (body %.200q)", path, err, body)
+	}
+	defer resp.Body.Close()
+	out := &response{Status: resp.StatusCode, Header: resp.Header, RequestID: resp.Header.Get("X-Request-Id")}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		return out
+	}
+	if out.Raw, err = io.ReadAll(resp.Body); err != nil {
+		t.Fatalf("POST %s: reading the answer: %v", path, err)
+	}
+	if b := bytes.TrimSpace(out.Raw); len(b) > 0 && b[0] == '{' {
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()
+		if err := dec.Decode(&out.Body); err != nil {
+			t.Errorf("POST %s: %d with a body that is not JSON: %v: %.300q", path, out.Status, err, out.Raw)
+		}
+	}
+	checkCommon(t, req{Method: http.MethodPost, Path: path}, out)
+	return out
+}
+
+func errCode(res *response) string {
+	env, _ := res.Body["error"].(map[string]any)
+	c, _ := env["code"].(string)
+	return c
+}
+
+// wantInvalidField requires 400 invalid_field with details.field = field.
+func wantInvalidField(t *testing.T, res *response, what, field string) {
+	t.Helper()
+	env, _ := res.Body["error"].(map[string]any)
+	details, _ := env["details"].(map[string]any)
+	if res.Status != http.StatusBadRequest || errCode(res) != "invalid_field" || details["field"] != field {
+		t.Errorf("%s: %d %s, want 400 invalid_field naming %q", what, res.Status, res.Raw, field)
+	}
+}
+
+// placeholder marks where withText and withKey put raw bytes.
+const placeholder = "FUZZ-PLACEHOLDER-7f3a"
+
+// withText encodes doc with the placeholder string (a value or a key)
+// replaced by text, raw: escapes in text stay escapes, other bytes go in as
+// they are.
+func withText(t *testing.T, doc map[string]any, text string) []byte {
+	t.Helper()
+	raw := mustJSON(t, doc)
+	if !bytes.Contains(raw, []byte(`"`+placeholder+`"`)) {
+		t.Fatalf("no placeholder in %s", raw)
+	}
+	return bytes.ReplaceAll(raw, []byte(`"`+placeholder+`"`), []byte(`"`+text+`"`))
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+func sortedFields(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// wrongTypes are values of every JSON kind but kind.
+func wrongTypes(kind string) []any {
+	all := map[string]any{"string": "7", "number": 7.5, "bool": true, "array": []any{1, "x"}, "object": map[string]any{"a": 1}}
+	var out []any
+	for _, k := range []string{"string", "number", "bool", "array", "object"} {
+		if k != kind {
+			out = append(out, all[k])
+		}
+	}
+	return out
+}
+
+// cloneDoc deep-copies a JSON document.
+func cloneDoc(doc map[string]any) map[string]any {
+	raw, _ := json.Marshal(doc)
+	var out map[string]any
+	_ = json.Unmarshal(raw, &out)
+	return out
+}
+
+// setPath sets the field at path ("a.b", "a[0].b", "a[0]") of doc to v,
+// making the objects and one-element arrays on the way.
+func setPath(doc map[string]any, path string, v any) {
+	segs := strings.Split(path, ".")
+	cur := doc
+	for i, seg := range segs {
+		last := i == len(segs)-1
+		name, indexed := strings.CutSuffix(seg, "[0]")
+		if !indexed {
+			if last {
+				cur[name] = v
+				return
+			}
+			next, ok := cur[name].(map[string]any)
+			if !ok {
+				next = map[string]any{}
+				cur[name] = next
+			}
+			cur = next
+			continue
+		}
+		if last {
+			cur[name] = []any{v}
+			return
+		}
+		arr, _ := cur[name].([]any)
+		var next map[string]any
+		if len(arr) > 0 {
+			next, _ = arr[0].(map[string]any)
+		}
+		if next == nil {
+			next = map[string]any{}
+			cur[name] = []any{next}
+		}
+		cur = next
+	}
+}
+
+// corrupt applies one to four random edits to a copy of valid: a byte
+// changed, inserted or deleted, a span repeated, or a NUL escape or a
+// stray byte 0xff put in.
+func corrupt(rng *rand.Rand, valid []byte) []byte {
+	b := append([]byte(nil), valid...)
+	for range 1 + rng.IntN(4) {
+		if len(b) == 0 {
+			b = append(b, '{')
+		}
+		i := rng.IntN(len(b))
+		switch rng.IntN(6) {
+		case 0:
+			b[i] = byte(rng.IntN(256))
+		case 1:
+			b = append(b[:i], append([]byte{byte(rng.IntN(256))}, b[i:]...)...)
+		case 2:
+			b = append(b[:i], b[i+1:]...)
+		case 3:
+			j := i + rng.IntN(len(b)-i)
+			b = append(b[:j], append(append([]byte(nil), b[i:j]...), b[j:]...)...)
+		case 4:
+			b = append(b[:i], append([]byte(`\u0000`), b[i:]...)...)
+		case 5:
+			b = append(b[:i], append([]byte{0xff}, b[i:]...)...)
+		}
+	}
+	return b
+}
