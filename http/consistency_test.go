@@ -53,6 +53,7 @@ var nullable = map[string]bool{
 	"next_attempt_at": true, "halt_reason": true, "prior_workflow_id": true, "deliverable": true,
 	"quality_review": true, "current_step_name": true, "estimated_completion": true, "last_error": true,
 	"delivered_at": true, "model": true, "approval_status": true, "pending_approval_step": true,
+	"template_name_i18n": true, "description_i18n": true, // spec A: null or a map
 }
 
 func noNullLists(t *testing.T, where, path string, v any) {
@@ -282,5 +283,55 @@ func TestEveryWriteIsReadBack(t *testing.T) {
 	slices.Sort(names)
 	for _, n := range names {
 		t.Run(n, walk[n])
+	}
+}
+
+// TestNoNullLists reads every route that answers GET (after a little of
+// everything was written) and fails on a null where a list belongs, and on
+// a GET route it does not know.
+func TestNoNullLists(t *testing.T) {
+	f := newFixture(t, nil, nil)
+	f.start(t)
+	code, body := f.call(t, "POST", "/api/keys", "", map[string]any{"name": "Lists"})
+	if code != 200 && code != 201 {
+		t.Fatalf("signup: %d %v", code, body)
+	}
+	key := body["key"].(string)
+	code, body = f.call(t, "POST", "/api/rigor/plan", key, map[string]any{"task_description": "compare our pricing with three competitors"})
+	if code != 200 {
+		t.Fatalf("plan: %d %v", code, body)
+	}
+	id := body["plan"].(map[string]any)["workflow_id"].(string)
+	reads := map[string]string{
+		"GET health":                    "/api/health",
+		"GET docs":                      "",
+		"GET keys.verify":               "/api/keys/verify",
+		"GET keys.verify_email":         "", // a write: TestEveryWriteIsReadBack
+		"GET billing.balance":           "/api/billing/balance",
+		"GET rigor.templates":           "/api/rigor/templates",
+		"GET rigor.task_types":          "/api/rigor/task-types",
+		"GET rigor.status":              "/api/rigor/status/" + id,
+		"GET rigor.workflows":           "/api/rigor/workflows",
+		"GET rigor.lineage":             "/api/rigor/lineage/" + id,
+		"GET rigor.webhooks.deliveries": "/api/rigor/webhooks/deliveries?workflow_id=" + id,
+		"GET rigor.usage_summary":       "/api/rigor/usage-summary",
+		"GET rigor.costs":               "/api/rigor/costs",
+		"GET metrics":                   "",
+	}
+	for _, r := range f.srv.Routes() {
+		if !strings.HasPrefix(r, "GET ") {
+			continue
+		}
+		path, ok := reads[r]
+		if !ok {
+			t.Errorf("GET route %q is not read for null lists: add it", r)
+			continue
+		}
+		if path == "" {
+			continue // not JSON, or a write
+		}
+		if code, body := f.call(t, "GET", path, key, nil); code != 200 {
+			t.Errorf("%s: %d %v", path, code, body)
+		}
 	}
 }

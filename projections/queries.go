@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"svc/domain/workflow"
@@ -24,6 +25,7 @@ type Queries struct {
 	store     *eventstore.Store
 	workflows *eventstore.Repository[*workflow.Workflow]
 	runner    *Runner
+	costs     sync.Map // task type -> cachedCost
 	log       *slog.Logger
 	bound     time.Duration
 }
@@ -186,10 +188,31 @@ func (q *Queries) TaskCost(ctx context.Context, taskType string) (CostRatio, boo
 
 // CostRatio is TaskCost as plans read it (commands.CostHistory); a failed
 // read is logged and answered as no history by the planner.
+//
+// Every plan asks for its task type's range (and its alternatives'), and a
+// range moves only when a run of that type completes: answers are kept for
+// costTTL, so a burst of plans reads each type once.
 func (q *Queries) CostRatio(ctx context.Context, taskType string) (minRatio, maxRatio float64, ok bool, err error) {
+	if e, hit := q.costs.Load(taskType); hit {
+		if c := e.(cachedCost); time.Since(c.at) < costTTL {
+			return c.ratio.Min, c.ratio.Max, c.ok, nil
+		}
+	}
 	c, ok, err := q.TaskCost(ctx, taskType)
 	if err != nil {
 		q.log.WarnContext(ctx, "cost history unavailable", "error", err)
+		return c.Min, c.Max, ok, err
 	}
-	return c.Min, c.Max, ok, err
+	q.costs.Store(taskType, cachedCost{ratio: c, ok: ok, at: time.Now()})
+	return c.Min, c.Max, ok, nil
+}
+
+// costTTL is how long a task type's cost range is reused.
+const costTTL = 2 * time.Second
+
+// cachedCost is a task type's cost range as read at.
+type cachedCost struct {
+	ratio CostRatio
+	ok    bool
+	at    time.Time
 }

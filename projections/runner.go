@@ -157,8 +157,14 @@ func (r *Runner) follow(ctx context.Context, p Projection, wake <-chan struct{})
 	ticker := time.NewTicker(r.poll)
 	defer ticker.Stop()
 	backoff := r.poll
+	// hidden counts the steps in a row that found nothing after a wake-up:
+	// the event that woke us is committed but still hidden behind an
+	// older transaction that has not ended (the xmin rule), often another
+	// projection's batch, whose commit signals nobody; look again soon
+	// rather than at the next poll
+	hidden := 0
 	for {
-		n, err := r.Step(ctx, p)
+		n, err := r.step(ctx, p, hidden == 0)
 		switch {
 		case ctx.Err() != nil:
 			return
@@ -172,21 +178,41 @@ func (r *Runner) follow(ctx context.Context, p Projection, wake <-chan struct{})
 			backoff = min(backoff*2, 10*time.Second)
 			continue
 		case n > 0:
-			backoff = r.poll
+			backoff, hidden = r.poll, 0
+			continue
+		case hidden > 0 && hidden <= hiddenRetries:
+			pause := time.Duration(1<<(hidden-1)) * time.Millisecond // 1, 2, 4 ... 64 ms
+			hidden++
+			select {
+			case <-ctx.Done():
+				return
+			case <-wake:
+			case <-time.After(pause):
+			}
 			continue
 		}
+		hidden = 0
 		select {
 		case <-ctx.Done():
 			return
 		case <-wake:
+			hidden = 1
 		case <-ticker.C:
 		}
 	}
 }
 
+// hiddenRetries bounds the quick looks after a wake-up that found nothing
+// visible yet (1 ms doubling: about 127 ms in all, then the poll).
+const hiddenRetries = 7
+
 // Step applies one batch to the active generation of p and returns how many
 // events it applied (0 when there were none, or another runner holds p).
-func (r *Runner) Step(ctx context.Context, p Projection) (int, error) {
+func (r *Runner) Step(ctx context.Context, p Projection) (int, error) { return r.step(ctx, p, true) }
+
+// step is Step; look first checks, without a transaction, that there is
+// something to apply (a woken follower knows there is, and skips it).
+func (r *Runner) step(ctx context.Context, p Projection, look bool) (int, error) {
 	var (
 		n   int
 		cp  Checkpoint
@@ -194,13 +220,9 @@ func (r *Runner) Step(ctx context.Context, p Projection) (int, error) {
 	)
 	// Look before locking: the lock makes a write transaction (a commit
 	// and a WAL flush) even when there is nothing to apply.
-	if cur, err := ActiveCheckpoint(ctx, r.store.Pool(), p.Name()); err == nil {
-		next, err := r.store.ReadAll(ctx, r.store.Pool(), cur.Position, 1, eventstore.Filter{})
-		if err != nil {
-			return 0, fmt.Errorf("projection %s: %w", p.Name(), err)
-		}
-		if len(next) == 0 {
-			return 0, nil
+	if look {
+		if empty, err := r.caughtUp(ctx, p); err != nil || empty {
+			return 0, err
 		}
 	}
 	err = pgx.BeginFunc(ctx, r.store.Pool(), func(tx pgx.Tx) error {
@@ -219,6 +241,19 @@ func (r *Runner) Step(ctx context.Context, p Projection) (int, error) {
 		r.moved(p.Name(), cp.Position)
 	}
 	return n, nil
+}
+
+// caughtUp reports whether no event visible now follows p's checkpoint.
+func (r *Runner) caughtUp(ctx context.Context, p Projection) (bool, error) {
+	cur, err := ActiveCheckpoint(ctx, r.store.Pool(), p.Name())
+	if err != nil {
+		return false, nil // the locked step finds out
+	}
+	next, err := r.store.ReadAll(ctx, r.store.Pool(), cur.Position, 1, eventstore.Filter{})
+	if err != nil {
+		return false, fmt.Errorf("projection %s: %w", p.Name(), err)
+	}
+	return len(next) == 0, nil
 }
 
 // applyBatch reads the events after cp, applies them to cp's generation and

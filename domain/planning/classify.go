@@ -56,10 +56,20 @@ type Classifier struct {
 	profiles []vector   // one per type
 	examples [][]vector // per type
 
+	// postings index every profile and example by term, so a query's
+	// similarities sum only over the terms it shares with them
+	postings map[string][]posting
+
 	// multinomial naive Bayes over the same profiles
 	counts []map[string]float64
 	totals []float64
 	vocab  int
+}
+
+// posting is a term's weight in type's vector ex (-1: the type's profile).
+type posting struct {
+	typ, ex int
+	w       float64
 }
 
 type vector map[string]float64
@@ -121,7 +131,38 @@ func NewClassifier(c *catalog.Catalog) *Classifier {
 		}
 		cl.examples = append(cl.examples, exs)
 	}
+	cl.postings = map[string][]posting{}
+	for i := range cl.types {
+		for t, w := range cl.profiles[i] {
+			cl.postings[t] = append(cl.postings[t], posting{typ: i, ex: -1, w: w})
+		}
+		for j, ex := range cl.examples[i] {
+			for t, w := range ex {
+				cl.postings[t] = append(cl.postings[t], posting{typ: i, ex: j, w: w})
+			}
+		}
+	}
 	return cl
+}
+
+// similarities returns the cosine of q with each type's profile and with
+// each of its examples (both unit vectors), from the postings of q's terms.
+func (cl *Classifier) similarities(q vector) (profile []float64, examples [][]float64) {
+	profile = make([]float64, len(cl.types))
+	examples = make([][]float64, len(cl.types))
+	for i := range cl.types {
+		examples[i] = make([]float64, len(cl.examples[i]))
+	}
+	for t, qw := range q {
+		for _, p := range cl.postings[t] {
+			if p.ex < 0 {
+				profile[p.typ] += qw * p.w
+			} else {
+				examples[p.typ][p.ex] += qw * p.w
+			}
+		}
+	}
+	return profile, examples
 }
 
 func (cl *Classifier) vectorize(terms []string) vector {
@@ -147,17 +188,6 @@ func (cl *Classifier) vectorize(terms []string) vector {
 	return v
 }
 
-func cosine(a, b vector) float64 {
-	if len(a) > len(b) {
-		a, b = b, a
-	}
-	var s float64
-	for t, w := range a {
-		s += w * b[t]
-	}
-	return s
-}
-
 // Classify returns the best type for description. A description sharing no
 // term with any type has confidence 0.
 func (cl *Classifier) Classify(description string) Classification {
@@ -167,6 +197,7 @@ func (cl *Classifier) Classify(description string) Classification {
 	}
 	scores := make([]float64, len(cl.types))
 	similarity := make([]float64, len(cl.types))
+	profSim, exSim := cl.similarities(q)
 	terms := features(description)
 	// the query's known terms with their IDF weights, the same for every type
 	known := make([]string, 0, len(terms))
@@ -192,10 +223,10 @@ func (cl *Classifier) Classify(description string) Classification {
 		scores[i] = ll
 		// similarity: how much of the query the type's text explains
 		best := 0.0
-		for _, ex := range cl.examples[i] {
-			best = math.Max(best, cosine(q, ex))
+		for _, c := range exSim[i] {
+			best = math.Max(best, c)
 		}
-		similarity[i] = 0.6*best + 0.4*cosine(q, cl.profiles[i])
+		similarity[i] = 0.6*best + 0.4*profSim[i]
 	}
 	order := make([]int, len(scores))
 	for i := range order {
