@@ -28,14 +28,15 @@ func newFoldCache[A event.Aggregate](max int, blank func(id string) A, clone fun
 	return &foldCache[A]{entries: map[string]*cacheEntry[A]{}, max: max, blank: blank, clone: clone}
 }
 
-// load catches the entry of aggregate id (stream) up through db and returns
-// a copy.
-func (c *foldCache[A]) load(ctx context.Context, db DB, id, stream string) (A, error) {
+// entry returns the entry of aggregate id (stream), made blank when the
+// cache has none (evicting an arbitrary entry when full).
+func (c *foldCache[A]) entry(id, stream string) *cacheEntry[A] {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	e, ok := c.entries[stream]
 	if !ok {
 		if len(c.entries) >= c.max {
-			for k := range c.entries { // evict an arbitrary entry
+			for k := range c.entries {
 				delete(c.entries, k)
 				break
 			}
@@ -43,8 +44,13 @@ func (c *foldCache[A]) load(ctx context.Context, db DB, id, stream string) (A, e
 		e = &cacheEntry[A]{v: c.blank(id)}
 		c.entries[stream] = e
 	}
-	c.mu.Unlock()
+	return e
+}
 
+// load catches the entry of aggregate id (stream) up through db and returns
+// a copy.
+func (c *foldCache[A]) load(ctx context.Context, db DB, id, stream string) (A, error) {
+	e := c.entry(id, stream)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	events, err := ReadStream(ctx, db, stream, e.v.Version()+1)

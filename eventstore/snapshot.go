@@ -215,20 +215,7 @@ func foldFrom[A event.Aggregate](ctx context.Context, db DB, stream string, a A)
 // process) starts from the stream's latest usable snapshot instead of its
 // first event.
 func (c *foldCache[A]) loadSnapshotted(ctx context.Context, db DB, id, stream string, s *snapshotter[A]) (A, error) {
-	c.mu.Lock()
-	e, ok := c.entries[stream]
-	if !ok {
-		if len(c.entries) >= c.max {
-			for k := range c.entries { // evict an arbitrary entry
-				delete(c.entries, k)
-				break
-			}
-		}
-		e = &cacheEntry[A]{v: c.blank(id)}
-		c.entries[stream] = e
-	}
-	c.mu.Unlock()
-
+	e := c.entry(id, stream)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var zero A
