@@ -24,6 +24,7 @@ func Connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	if !strings.Contains(url, "pool_max_conns") {
 		cfg.MaxConns = max(16, cfg.MaxConns)
 	}
+	cfg.ConnConfig.Tracer = counter{}
 	if err := EnsureDatabase(ctx, url); err != nil {
 		return nil, err
 	}
@@ -62,7 +63,10 @@ func EnsureDatabase(ctx context.Context, url string) error {
 	}
 	defer aconn.Close(ctx)
 	_, err = aconn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
-	if err != nil && !(errors.As(err, &pgErr) && pgErr.Code == "42P04") { // duplicate_database
+	// Several instances starting at once race to create it: the loser
+	// sees duplicate_database, or, when both passed the catalog's check,
+	// a unique violation on pg_database's name index.
+	if err != nil && !(errors.As(err, &pgErr) && (pgErr.Code == "42P04" || pgErr.Code == "23505")) {
 		return fmt.Errorf("create database %q: %w", name, err)
 	}
 	return nil

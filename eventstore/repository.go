@@ -129,6 +129,16 @@ func (r *Repository[A]) Save(tx *Tx, id string, a A, data ...event.Data) (event.
 	return pos, nil
 }
 
+// SaveWith is Save with the events' metadata meta (its empty fields taken
+// from the transaction's): for a transaction that appends on behalf of
+// several callers, each with its own (the worker's grouped step charges).
+func (r *Repository[A]) SaveWith(tx *Tx, id string, a A, meta event.Metadata, data ...event.Data) (event.Position, error) {
+	saved := tx.meta
+	tx.meta = meta.Or(saved)
+	defer func() { tx.meta = saved }()
+	return r.Save(tx, id, a, data...)
+}
+
 // Conflict reports whether err is a version conflict on aggregate id's
 // stream: another writer moved it first.
 func (r *Repository[A]) Conflict(err error, id string) bool {
@@ -178,6 +188,31 @@ func (r *Repository[A]) Update(ctx context.Context, orgID, id string, decide fun
 		return nil
 	})
 	return out, pos, err
+}
+
+// LoadAfter is Load of aggregate id inside tx right after stmt (args), a
+// statement such as a lock that must come first: with a fold cache that
+// has folded the aggregate before, both go to the database in one round
+// trip; otherwise stmt runs, then Load.
+func (r *Repository[A]) LoadAfter(tx *Tx, id, stmt string, args ...any) (A, error) {
+	var zero A
+	if r.cache != nil && (r.valid == nil || r.valid(id)) {
+		stream := r.stream(id)
+		a, ok, err := r.cache.loadAfter(tx.ctx, tx.tx, id, stream, r.snaps, stmt, args)
+		if err != nil {
+			return zero, fmt.Errorf("load %s: %w", stream, err)
+		}
+		if ok {
+			if r.notFound != nil && !r.exists(a) {
+				return zero, r.notFound
+			}
+			return a, nil
+		}
+	}
+	if _, err := tx.tx.Exec(tx.ctx, stmt, args...); err != nil {
+		return zero, err
+	}
+	return r.Load(tx, id)
 }
 
 func (r *Repository[A]) load(ctx context.Context, db DB, id string) (A, error) {

@@ -30,14 +30,18 @@ type Store struct {
 
 	mu        sync.Mutex
 	listeners map[chan struct{}]map[string]bool // nil filter: every append
+	streams   map[string]map[chan struct{}]bool // SubscribeStream's listeners
 
 	groupOnce sync.Once
 	calls     chan *appendCall
+
+	push *push // announcing commits to other processes (notify.go)
 }
 
 // New returns a store over pool. The schema comes from package migrations.
 func New(pool *pgxpool.Pool) *Store {
-	return &Store{pool: pool, listeners: map[chan struct{}]map[string]bool{}}
+	return &Store{pool: pool, listeners: map[chan struct{}]map[string]bool{},
+		streams: map[string]map[chan struct{}]bool{}, push: newPush()}
 }
 
 // Pool returns the store's connection pool.
@@ -90,7 +94,7 @@ func (s *Store) Append(ctx context.Context, stream string, expected int64, event
 	}
 	if err == nil {
 		types := typesOf(events)
-		s.notify(types...)
+		s.notify(commit{types: types, streams: []string{stream}})
 		event.ReceiptFrom(ctx).Record(pos, types...)
 	}
 	return pos, err
@@ -194,7 +198,7 @@ func (s *Store) Transact(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	if err := pgx.BeginFunc(ctx, s.pool, fn); err != nil {
 		return err
 	}
-	s.notify()
+	s.notify(commit{})
 	return nil
 }
 
@@ -269,6 +273,35 @@ func (s *Store) ReadAll(ctx context.Context, db DB, after event.Position, limit 
 	return collect(rows)
 }
 
+// headSQL reads the last event readers may read now (below the oldest
+// transaction still running), in read order: the primary key's, backwards.
+const headSQL = `SELECT transaction_id::text, position FROM events
+WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+ORDER BY transaction_id DESC, position DESC LIMIT 1`
+
+// Head returns the last event ReadAll may return now, through db; false
+// for none. Every event up to it belongs to a transaction that has ended,
+// so no later read finds another event before it: a reader that looked
+// at every event up to Head (of the types it wants, say) may move its
+// checkpoint there.
+func Head(ctx context.Context, db DB) (event.Position, bool, error) {
+	var (
+		txText string
+		head   event.Position
+	)
+	err := db.QueryRow(ctx, headSQL).Scan(&txText, &head.Global)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return event.Position{}, false, nil
+	}
+	if err != nil {
+		return event.Position{}, false, fmt.Errorf("eventstore: read the head: %w", err)
+	}
+	if head.TransactionID, err = strconv.ParseUint(txText, 10, 64); err != nil {
+		return event.Position{}, false, fmt.Errorf("eventstore: head transaction id %q: %w", txText, err)
+	}
+	return head, true, nil
+}
+
 // PositionOf returns the global-order position of the event with the given
 // sequence position, for readers that start at an event an operator names.
 func (s *Store) PositionOf(ctx context.Context, global int64) (event.Position, bool, error) {
@@ -330,8 +363,8 @@ func collect(rows pgx.Rows) ([]event.Event, error) {
 }
 
 // Subscribe returns a channel that receives a signal (coalesced) after each
-// append this process commits, and a function that stops the signals.
-// Readers still poll: other processes append too.
+// append this process commits, and, while Push runs, each append another
+// process commits; and a function that stops the signals.
 func (s *Store) Subscribe() (<-chan struct{}, func()) { return s.SubscribeTypes() }
 
 // SubscribeTypes is Subscribe for appends holding an event of one of types
@@ -356,23 +389,87 @@ func (s *Store) SubscribeTypes(types ...string) (<-chan struct{}, func()) {
 	}
 }
 
+// SubscribeStream returns a channel that receives a signal (coalesced)
+// after each commit appending to stream, in this process and, while Push
+// runs, in the others (a commit whose streams are unknown signals every
+// stream); and a function that stops the signals.
+func (s *Store) SubscribeStream(stream string) (<-chan struct{}, func()) {
+	ch := make(chan struct{}, 1)
+	s.mu.Lock()
+	if s.streams[stream] == nil {
+		s.streams[stream] = map[chan struct{}]bool{}
+	}
+	s.streams[stream][ch] = true
+	s.mu.Unlock()
+	return ch, func() {
+		s.mu.Lock()
+		delete(s.streams[stream], ch)
+		if len(s.streams[stream]) == 0 {
+			delete(s.streams, stream)
+		}
+		s.mu.Unlock()
+	}
+}
+
 // Notify signals every subscriber; call it after committing a transaction
 // that appended with AppendTx outside Transact and Run.
-func (s *Store) Notify() { s.notify() }
+func (s *Store) Notify() { s.notify(commit{}) }
 
-// notify signals the subscribers to any of types (all of them when types
-// is empty).
-func (s *Store) notify(types ...string) {
+// NotifyTypes signals the subscribers to any of types, in this process and
+// (see Push) the others: for a commit that changed what they read without
+// appending events of those types (a projection's pseudo type, say).
+// Stream subscribers are not signalled.
+func (s *Store) NotifyTypes(types ...string) {
+	if len(types) > 0 {
+		s.notify(commit{types: types, streams: []string{}})
+	}
+}
+
+// commit is what a committed transaction tells subscribers: the types it
+// appended (nil: unknown, every subscriber) and the streams it appended to
+// (nil: unknown, every stream; empty: none).
+type commit struct {
+	types   []string
+	streams []string
+}
+
+// notify tells this process's subscribers of c and announces c to the
+// other processes.
+func (s *Store) notify(c commit) {
+	s.signal(c)
+	s.announce(c)
+}
+
+// signal wakes this process's subscribers of c.
+func (s *Store) signal(c commit) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for ch, filter := range s.listeners {
-		if filter != nil && len(types) > 0 && !anyOf(filter, types) {
+		if filter != nil && c.types != nil && !anyOf(filter, c.types) {
 			continue
 		}
-		select {
-		case ch <- struct{}{}:
-		default:
+		wake(ch)
+	}
+	if c.streams == nil {
+		for _, chs := range s.streams {
+			for ch := range chs {
+				wake(ch)
+			}
 		}
+		return
+	}
+	for _, st := range c.streams {
+		for ch := range s.streams[st] {
+			wake(ch)
+		}
+	}
+}
+
+// wake signals ch unless a signal is pending already.
+func wake(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
 	}
 }
 

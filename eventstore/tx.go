@@ -28,18 +28,24 @@ type TxOptions struct {
 	Metadata event.Metadata
 }
 
+// BeginAsync begins a transaction that commits without waiting for its
+// WAL flush, in one round trip (pgx.TxOptions.BeginQuery): for writes
+// whose loss in a database crash only repeats work.
+const BeginAsync = "BEGIN; SET LOCAL synchronous_commit = off"
+
 // Tx is one command's transaction: it loads aggregates through their
 // repositories and appends what they decided. Once it commits, every
 // aggregate saved in it folds the events it appended, without reading them
 // back.
 type Tx struct {
-	ctx   context.Context
-	store *Store
-	tx    pgx.Tx
-	meta  event.Metadata
-	last  event.Position
-	types []string
-	folds []func(at time.Time) error
+	ctx     context.Context
+	store   *Store
+	tx      pgx.Tx
+	meta    event.Metadata
+	last    event.Position
+	types   []string
+	streams []string
+	folds   []func(at time.Time) error
 }
 
 // Context is the context the transaction runs under.
@@ -65,6 +71,7 @@ func (t *Tx) Append(stream string, expected int64, data ...event.Data) (event.Po
 			t.last = pos
 		}
 		t.types = append(t.types, typesOf(events)...)
+		t.streams = append(t.streams, stream)
 	}
 	return pos, err
 }
@@ -85,13 +92,12 @@ func (s *Store) Run(ctx context.Context, opts TxOptions, fn func(*Tx) error) (ev
 	var t *Tx
 	err := Retry(ctx, opts.Attempts, func() error {
 		t = &Tx{ctx: ctx, store: s, meta: meta}
-		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var txOpts pgx.TxOptions
+		if opts.Async {
+			txOpts.BeginQuery = BeginAsync
+		}
+		return pgx.BeginTxFunc(ctx, s.pool, txOpts, func(tx pgx.Tx) error {
 			t.tx = tx
-			if opts.Async {
-				if _, err := tx.Exec(ctx, "SET LOCAL synchronous_commit = off"); err != nil {
-					return err
-				}
-			}
 			return fn(t)
 		})
 	})
@@ -99,7 +105,7 @@ func (s *Store) Run(ctx context.Context, opts TxOptions, fn func(*Tx) error) (ev
 		return event.Position{}, err
 	}
 	if !t.last.IsZero() {
-		s.notify(t.types...)
+		s.notify(commit{types: t.types, streams: t.streams})
 		event.ReceiptFrom(ctx).Record(t.last, t.types...)
 	}
 	now := time.Now()

@@ -174,16 +174,33 @@ func (a SchemaAdapter) SubscribeIsolationLevel() stdsql.IsolationLevel {
 	return stdsql.LevelRepeatableRead
 }
 
-// NewSubscriber returns a watermill subscriber of Topic for consumerGroup: it
-// polls the events table every 100ms (when idle) and keeps the group's offset
-// in the watermill_offsets_events table (created by migration 0003). Each
-// group receives every committed event once, in global order, provided it
-// acknowledges each message.
-func NewSubscriber(pool *pgxpool.Pool, consumerGroup string, logger watermill.LoggerAdapter) (*wsql.Subscriber, error) {
+// SubscriberOptions tune NewSubscriber.
+type SubscriberOptions struct {
+	// Wake, when set, replaces the idle poll: a subscriber that found no
+	// message waits for a signal on Wake (Store.SubscribeTypes, which
+	// hears every process while Push runs), or Poll, or Done.
+	Wake <-chan struct{}
+	// Poll is the idle poll: 100 ms without Wake; with Wake, the safety
+	// net, default 30 s.
+	Poll time.Duration
+	// Done ends a wait for Wake (the subscriber is about to close).
+	Done <-chan struct{}
+}
+
+// NewSubscriber returns a watermill subscriber of Topic for consumerGroup:
+// when idle it polls the events table every 100 ms, or waits for
+// opts.Wake; it keeps the group's offset in the watermill_offsets_events
+// table (created by migration 0003). Each group receives every committed
+// event once, in global order, provided it acknowledges each message.
+func NewSubscriber(pool *pgxpool.Pool, consumerGroup string, logger watermill.LoggerAdapter, opts ...SubscriberOptions) (*wsql.Subscriber, error) {
 	if logger == nil {
 		logger = watermill.NopLogger{}
 	}
-	return wsql.NewSubscriber(wsql.BeginnerFromPgx(pool), wsql.SubscriberConfig{
+	var o SubscriberOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	cfg := wsql.SubscriberConfig{
 		ConsumerGroup:  consumerGroup,
 		PollInterval:   100 * time.Millisecond,
 		ResendInterval: 100 * time.Millisecond,
@@ -192,5 +209,58 @@ func NewSubscriber(pool *pgxpool.Pool, consumerGroup string, logger watermill.Lo
 			GenerateMessagesOffsetsTableName: func(string) string { return offsetsTable },
 		},
 		InitializeSchema: false,
-	}, logger)
+	}
+	if o.Poll > 0 {
+		cfg.PollInterval = o.Poll
+	}
+	if o.Wake != nil {
+		if o.Poll <= 0 {
+			o.Poll = 30 * time.Second
+		}
+		cfg.BackoffManager = &wakeBackoff{errors: wsql.NewDefaultBackoffManager(time.Second, time.Second), opts: o}
+	}
+	return wsql.NewSubscriber(wsql.BeginnerFromPgx(pool), cfg, logger)
+}
+
+// wakeBackoff is the backoff of a subscriber woken by signals: with no
+// message found, it waits in HandleError (which the subscriber calls
+// between its queries) for a signal and then asks for no backoff. After a
+// signal that found nothing (the event is committed but hidden behind an
+// older transaction still running), it looks again after 1, 2, 4 ... ms.
+type wakeBackoff struct {
+	errors wsql.BackoffManager
+	opts   SubscriberOptions
+	hidden int
+}
+
+// hiddenLooks bounds the quick looks after a signal (about 127 ms in all;
+// a Push head check signals again when the hiding transaction ends).
+const hiddenLooks = 7
+
+// HandleError implements wsql.BackoffManager.
+func (b *wakeBackoff) HandleError(logger watermill.LoggerAdapter, noMsg bool, err error) time.Duration {
+	if err != nil {
+		return b.errors.HandleError(logger, noMsg, err)
+	}
+	if !noMsg {
+		b.hidden = 0
+		return 0
+	}
+	if b.hidden > 0 && b.hidden <= hiddenLooks {
+		pause := time.Duration(1<<(b.hidden-1)) * time.Millisecond
+		b.hidden++
+		return pause
+	}
+	b.hidden = 0
+	t := time.NewTimer(b.opts.Poll)
+	defer t.Stop()
+	select {
+	case <-b.opts.Wake:
+		b.hidden = 1
+		return 0
+	case <-t.C:
+		return 0
+	case <-b.opts.Done:
+		return time.Second // the subscriber's closing wins the next select
+	}
 }

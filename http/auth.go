@@ -86,8 +86,9 @@ func (s *Server) principal(ctx context.Context, raw string) (*projections.Princi
 		return nil, nil
 	}
 	hash := apikey.Hash(raw)
-	if p, ok := s.keys.get(hash); ok {
-		return p, nil
+	p0, gen, ok := s.keys.get(hash)
+	if ok {
+		return p0, nil
 	}
 	p, err := s.queries.Principal(ctx, hash)
 	if errors.Is(err, projections.ErrNotFound) {
@@ -99,7 +100,7 @@ func (s *Server) principal(ctx context.Context, raw string) (*projections.Princi
 	if p.Revoked {
 		return nil, nil
 	}
-	s.keys.put(hash, &p)
+	s.keys.put(hash, &p, gen)
 	return &p, nil
 }
 
@@ -144,12 +145,15 @@ func retrySeconds(d time.Duration) int {
 }
 
 // keyCache keeps resolved principals briefly so that a busy key does not
-// cost a database read per request.
+// cost a database read per request. It is emptied whenever the keys or
+// organizations read model changes, in any instance (watch): a revoked key
+// or a tier change counts at once, not after the entries' ttl.
 type keyCache struct {
 	ttl time.Duration
 	max int
 	mu  sync.RWMutex
 	m   map[string]keyEntry
+	gen uint64 // counts the emptyings: a read older than one is not kept
 }
 
 type keyEntry struct {
@@ -161,19 +165,27 @@ func newKeyCache(ttl time.Duration, max int) *keyCache {
 	return &keyCache{ttl: ttl, max: max, m: map[string]keyEntry{}}
 }
 
-func (c *keyCache) get(hash string) (*projections.Principal, bool) {
+// get returns the entry of hash, and the generation to give put with what
+// the caller reads instead when there is none.
+func (c *keyCache) get(hash string) (*projections.Principal, uint64, bool) {
 	c.mu.RLock()
 	e, ok := c.m[hash]
+	gen := c.gen
 	c.mu.RUnlock()
 	if !ok || time.Now().After(e.expires) {
-		return nil, false
+		return nil, gen, false
 	}
-	return e.p, true
+	return e.p, gen, true
 }
 
-func (c *keyCache) put(hash string, p *projections.Principal) {
+// put keeps p for hash unless the cache was emptied since gen was read
+// (p may predate the change that emptied it).
+func (c *keyCache) put(hash string, p *projections.Principal, gen uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if gen != c.gen {
+		return
+	}
 	if len(c.m) >= c.max {
 		now := time.Now()
 		for k, e := range c.m {
@@ -183,6 +195,26 @@ func (c *keyCache) put(hash string, p *projections.Principal) {
 		}
 	}
 	c.m[hash] = keyEntry{p: p, expires: time.Now().Add(c.ttl)}
+}
+
+// clear empties the cache.
+func (c *keyCache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.m)
+	c.gen++
+}
+
+// watch empties the cache on every signal of changed until stop closes.
+func (c *keyCache) watch(changed <-chan struct{}, stop <-chan struct{}) {
+	for {
+		select {
+		case <-stop:
+			return
+		case <-changed:
+			c.clear()
+		}
+	}
 }
 
 // publicLimited serves a route that needs no key: with a valid key it counts

@@ -17,7 +17,7 @@ type metrics struct {
 	latency  *prometheus.HistogramVec
 }
 
-func newMetrics() *metrics {
+func newMetrics(extra ...prometheus.Collector) *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -29,6 +29,7 @@ func newMetrics() *metrics {
 		}, []string{"route"}),
 	}
 	m.registry.MustRegister(m.requests, m.latency, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.registry.MustRegister(extra...)
 	return m
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gorilla/mux"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"svc/commands"
 	"svc/domain/apikey"
@@ -27,7 +28,8 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	Version        string
 	// SSEHeartbeat, SSETimeout and SSEPoll pace execute's event stream
-	// (defaults: spec A's 15 s and 290 s; 200 ms).
+	// (defaults: spec A's 15 s and 290 s; 5 s: a stream is woken by its
+	// workflow's appends, the poll is a safety net).
 	SSEHeartbeat, SSETimeout, SSEPoll time.Duration
 	// PlanTimeout is spec A's plan time budget (default 25 s).
 	PlanTimeout time.Duration
@@ -53,6 +55,9 @@ type Deps struct {
 	Catalog *catalog.Catalog
 	// Kicker starts queued workflows early (optional: workers poll).
 	Kicker Kicker
+	// Collectors are served by /metrics beside the API's own (the
+	// database statements counter, say).
+	Collectors []prometheus.Collector
 }
 
 // Server serves the API.
@@ -94,14 +99,19 @@ func New(cfg Config, d Deps) *Server {
 		cfg.PlanTimeout = 25 * time.Second
 	}
 	if cfg.SSEPoll == 0 {
-		cfg.SSEPoll = 200 * time.Millisecond
+		cfg.SSEPoll = 5 * time.Second
 	}
 	s := &Server{
 		cfg: cfg, commands: d.Commands, queries: d.Queries, limiter: d.Limiter, log: d.Log, catalog: d.Catalog,
 		kicker: d.Kicker, closing: make(chan struct{}),
 		keys:    newKeyCache(10*time.Second, 50_000),
-		metrics: newMetrics(),
+		metrics: newMetrics(d.Collectors...),
 	}
+	changed, unsubscribe := d.Queries.PrincipalsChanged()
+	go func() {
+		defer unsubscribe()
+		s.keys.watch(changed, s.closing)
+	}()
 	s.routes()
 	return s
 }

@@ -53,10 +53,14 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, id, marker strin
 		version = event.NewStream
 		last    = id + ":" + marker
 		replay  = marker != ""
+		seen    = map[string]bool{} // markers sent or replayed past, this stream
 		started = time.Now()
 		beat    = time.NewTicker(s.cfg.SSEHeartbeat)
 		poll    = time.NewTicker(s.cfg.SSEPoll)
+		// woken by appends to this workflow's stream, in any instance
+		changed, unsubscribe = s.queries.WorkflowChanged(id)
 	)
+	defer unsubscribe()
 	defer beat.Stop()
 	defer poll.Stop()
 	write := func(e sseEvent) error {
@@ -88,6 +92,12 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, id, marker strin
 			}
 			version = e.Version
 			for _, out := range sseOf(wf, e) {
+				// a run taken over after a crash starts its step (attempt,
+				// chunk) again: the event's version keeps the id unique
+				if out.marker != "" && seen[out.marker] {
+					out.marker = fmt.Sprintf("%s.v%d", out.marker, e.Version)
+				}
+				seen[out.marker] = true
 				if replay { // skip up to and including the client's last event
 					if out.marker == marker {
 						replay = false
@@ -101,6 +111,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, id, marker strin
 		}
 		if replay && wf != nil { // an unknown marker: send everything
 			replay, version, wf = false, event.NewStream, nil
+			clear(seen)
 			continue
 		}
 		if wf != nil && (workflow.Terminal(wf.Status()) || wf.Status() == workflow.StatusPendingApproval) {
@@ -111,7 +122,8 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, id, marker strin
 			return nil
 		case <-s.closing:
 			return nil
-		case <-poll.C: // not woken by appends: those of every workflow would wake every stream
+		case <-changed:
+		case <-poll.C: // the safety net of a lost wake-up
 		case <-beat.C:
 			status, step := "queued", 0
 			if wf != nil {

@@ -478,3 +478,43 @@ func TestUnknownOrMalformedEventsStopARebuild(t *testing.T) {
 		})
 	}
 }
+
+// A live runner reads only the events its projection reads and moves its
+// checkpoint past the others to the head of the log without reading them;
+// a Wait for a position past its last event of its own types returns.
+func TestLiveRunnerPassesEventsItDoesNotRead(t *testing.T) {
+	db.Reset(t)
+	ps := []projections.Projection{projections.Organizations{}}
+	r := newRunner(t, ps, projections.WithPoll(0))
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	stopped := make(chan struct{})
+	go func() { _ = r.Run(ctx); close(stopped) }()
+	defer func() { stop(); <-stopped }()
+
+	orgs := populate(t, 1) // an organization, its ledger, key, workspace
+	var last event.Position
+	for i := range 50 { // events the organizations projection does not read
+		pos, err := store.Append(context.Background(), fmt.Sprintf("x-%d", i), event.NewStream, event.New{Data: eventX{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = pos
+	}
+	wctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := r.Wait(wctx, last, "organizations"); err != nil {
+		t.Fatalf("wait past events the projection does not read: %v", err)
+	}
+	cp, err := projections.ActiveCheckpoint(context.Background(), db.Pool, "organizations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// OrganizationCreated and EmailVerified only
+	if cp.EventsApplied != 2 || !cp.Position.Reached(last) {
+		t.Fatalf("checkpoint %+v, want 2 events applied and the position of the last event %v", cp, last)
+	}
+	if _, err := projections.Organization(context.Background(), db.Pool, orgs[0]); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -3,7 +3,6 @@ package projections
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -116,14 +115,8 @@ func (q *Queries) Workflow(ctx context.Context, orgID, id string) (workflow.View
 	case errors.Is(err, ErrNotFound):
 	case err != nil:
 		return workflow.View{}, err
-	default:
-		head, err := q.store.Version(ctx, workflow.Stream(id))
-		if err != nil {
-			return workflow.View{}, fmt.Errorf("workflow %s: %w", id, err)
-		}
-		if head <= row.Version {
-			return row.View, nil
-		}
+	case row.Head <= row.Version: // the stream's head, read with the row
+		return row.View, nil
 	}
 	wf, err := q.workflows.GetOwned(ctx, orgID, id)
 	if err != nil {

@@ -28,7 +28,9 @@ type Runner struct {
 
 	mu      sync.Mutex
 	reached map[string]event.Position
-	changed chan struct{} // closed and replaced whenever a checkpoint moves
+	wanted  map[string]event.Position // the furthest position Wait waits for
+	nudges  map[string]chan struct{}  // Wait wakes a follower: it may have to pass events it does not read
+	changed chan struct{}             // closed and replaced whenever a checkpoint moves
 }
 
 // Option configures a Runner.
@@ -42,13 +44,15 @@ func WithBatch(n int) Option { return func(r *Runner) { r.batch = n } }
 func WithRegistry(reg *event.Registry) Option { return func(r *Runner) { r.registry = reg } }
 
 // WithPoll sets how often a runner looks for events appended by other
-// processes (default 200 ms); appends of its own process wake it at once.
+// processes (default 200 ms); appends of its own process wake it at once,
+// and so do other processes' while the store's Push runs: then 0, no
+// poll, is the setting (the store's head check is the safety net).
 func WithPoll(d time.Duration) Option { return func(r *Runner) { r.poll = d } }
 
 // NewRunner returns a runner for projections over store.
 func NewRunner(store *eventstore.Store, log *slog.Logger, projections []Projection, opts ...Option) *Runner {
 	r := &Runner{store: store, log: log, projections: projections, batch: 1000, poll: 200 * time.Millisecond,
-		reached: map[string]event.Position{}, changed: make(chan struct{})}
+		reached: map[string]event.Position{}, wanted: map[string]event.Position{}, changed: make(chan struct{})}
 	for _, o := range opts {
 		o(r)
 	}
@@ -56,7 +60,9 @@ func NewRunner(store *eventstore.Store, log *slog.Logger, projections []Projecti
 		r.registry = domain.Events()
 	}
 	r.reads = map[string]map[string]bool{}
+	r.nudges = map[string]chan struct{}{}
 	for _, p := range projections {
+		r.nudges[p.Name()] = make(chan struct{}, 1)
 		types := map[string]bool{}
 		for _, t := range p.EventTypes() {
 			types[t] = true
@@ -154,17 +160,26 @@ func (r *Runner) Run(ctx context.Context) error {
 }
 
 func (r *Runner) follow(ctx context.Context, p Projection, wake <-chan struct{}) {
-	ticker := time.NewTicker(r.poll)
-	defer ticker.Stop()
-	backoff := r.poll
+	var tick <-chan time.Time // nil without a poll: only wake-ups
+	if r.poll > 0 {
+		ticker := time.NewTicker(r.poll)
+		defer ticker.Stop()
+		tick = ticker.C
+	}
+	backoff := max(r.poll, 100*time.Millisecond)
 	// hidden counts the steps in a row that found nothing after a wake-up:
 	// the event that woke us is committed but still hidden behind an
 	// older transaction that has not ended (the xmin rule), often another
 	// projection's batch, whose commit signals nobody; look again soon
 	// rather than at the next poll
 	hidden := 0
+	mode := lookHead // at the start: all the way to the head
 	for {
-		n, err := r.step(ctx, p, hidden == 0)
+		if hidden == 1 {
+			mode = noLook // right after a wake-up: there is something
+		}
+		n, err := r.step(ctx, p, mode)
+		mode = lookMine
 		switch {
 		case ctx.Err() != nil:
 			return
@@ -178,10 +193,15 @@ func (r *Runner) follow(ctx context.Context, p Projection, wake <-chan struct{})
 			backoff = min(backoff*2, 10*time.Second)
 			continue
 		case n > 0:
-			backoff, hidden = r.poll, 0
+			backoff, hidden = max(r.poll, 100*time.Millisecond), 0
 			continue
-		case hidden > 0 && hidden <= hiddenRetries:
-			pause := time.Duration(1<<(hidden-1)) * time.Millisecond // 1, 2, 4 ... 64 ms
+		case hidden > 0 && (hidden <= hiddenRetries || r.hiddenEvents(ctx)):
+			// 1, 2, 4 ... 64 ms; then every 100 ms while committed events
+			// are still held back
+			pause := 100 * time.Millisecond
+			if hidden <= hiddenRetries {
+				pause = time.Duration(1<<(hidden-1)) * time.Millisecond
+			}
 			hidden++
 			select {
 			case <-ctx.Done():
@@ -190,6 +210,11 @@ func (r *Runner) follow(ctx context.Context, p Projection, wake <-chan struct{})
 			case <-time.After(pause):
 			}
 			continue
+		case hidden > 0:
+			// nothing is held back now: what was hidden at the last step
+			// may have become visible since; one more look, then wait
+			hidden = 0
+			continue
 		}
 		hidden = 0
 		select {
@@ -197,67 +222,149 @@ func (r *Runner) follow(ctx context.Context, p Projection, wake <-chan struct{})
 			return
 		case <-wake:
 			hidden = 1
-		case <-ticker.C:
+		case <-r.nudges[p.Name()]:
+			hidden = 1
+		case <-tick:
+			mode = lookHead // past the events p does not read, too
 		}
 	}
 }
 
 // hiddenRetries bounds the quick looks after a wake-up that found nothing
-// visible yet (1 ms doubling: about 127 ms in all, then the poll).
+// visible yet (1 ms doubling: about 127 ms in all); past them the runner
+// looks every 100 ms while hiddenEvents says committed events are held
+// back, and otherwise waits for the next wake-up.
 const hiddenRetries = 7
 
-// Step applies one batch to the active generation of p and returns how many
-// events it applied (0 when there were none, or another runner holds p).
-func (r *Runner) Step(ctx context.Context, p Projection) (int, error) { return r.step(ctx, p, true) }
+// hiddenEvents reports whether committed events are held back from
+// readers by a transaction still running (the xmin rule): a wake-up that
+// found nothing may be owed them. (False on error: the next wake-up
+// or the store's head check comes anyway.)
+func (r *Runner) hiddenEvents(ctx context.Context) bool {
+	var held bool
+	err := r.store.Pool().QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM events
+		WHERE transaction_id >= pg_snapshot_xmin(pg_current_snapshot()))`).Scan(&held)
+	return err == nil && held
+}
 
-// step is Step; look first checks, without a transaction, that there is
-// something to apply (a woken follower knows there is, and skips it).
-func (r *Runner) step(ctx context.Context, p Projection, look bool) (int, error) {
+// Step applies one batch to the active generation of p and returns how many
+// events it applied (0 when there were none, or another runner holds p);
+// when the batch was not full, p's checkpoint is at the head of the log.
+func (r *Runner) Step(ctx context.Context, p Projection) (int, error) { return r.step(ctx, p, noLook) }
+
+// look says what step checks, without a transaction, before it locks p's
+// checkpoint: the lock makes a write transaction (a commit and a WAL
+// flush) even when there is nothing to do.
+type look int
+
+const (
+	// noLook: lock at once (a woken follower knows there is something).
+	noLook look = iota
+	// lookMine: lock if an event p reads follows the checkpoint, or a
+	// caller of Wait here waits for a position past it.
+	lookMine
+	// lookHead: lock if any event follows the checkpoint (it moves past
+	// the events p does not read too).
+	lookHead
+)
+
+// step is Step after the look of mode.
+func (r *Runner) step(ctx context.Context, p Projection, mode look) (int, error) {
 	var (
-		n   int
-		cp  Checkpoint
-		err error
+		applied    int
+		before, cp Checkpoint
+		err        error
 	)
-	// Look before locking: the lock makes a write transaction (a commit
-	// and a WAL flush) even when there is nothing to apply.
-	if look {
-		if empty, err := r.caughtUp(ctx, p); err != nil || empty {
+	if mode != noLook {
+		if empty, err := r.caughtUp(ctx, p, mode == lookHead); err != nil || empty {
 			return 0, err
 		}
 	}
-	err = pgx.BeginFunc(ctx, r.store.Pool(), func(tx pgx.Tx) error {
+	// a read model is derived data: see applyBatch on synchronous_commit
+	err = pgx.BeginTxFunc(ctx, r.store.Pool(), pgx.TxOptions{BeginQuery: eventstore.BeginAsync}, func(tx pgx.Tx) error {
 		var ok bool
-		cp, ok, err = lockCheckpoint(ctx, tx, p.Name(), 0, true)
+		before, ok, err = lockCheckpoint(ctx, tx, p.Name(), 0, true)
 		if err != nil || !ok {
 			return err
 		}
-		n, cp, err = r.applyBatch(ctx, tx, p, cp)
+		applied, cp, err = r.applyLive(ctx, tx, p, before)
 		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("projection %s: %w", p.Name(), err)
 	}
-	if n > 0 {
+	if cp.Position != before.Position {
 		r.moved(p.Name(), cp.Position)
 	}
-	return n, nil
+	if applied > 0 {
+		// what reads the model (a worker's Find, the key cache) looks again,
+		// in every process
+		r.store.NotifyTypes(Moved(p.Name()))
+	}
+	return applied, nil
 }
 
-// caughtUp reports whether no event visible now follows p's checkpoint.
-func (r *Runner) caughtUp(ctx context.Context, p Projection) (bool, error) {
+// caughtUp reports whether no event p reads (any event, with all),
+// visible now, follows p's checkpoint, and no caller of Wait here waits for
+// a position past it.
+func (r *Runner) caughtUp(ctx context.Context, p Projection, all bool) (bool, error) {
 	cur, err := ActiveCheckpoint(ctx, r.store.Pool(), p.Name())
 	if err != nil {
 		return false, nil // the locked step finds out
 	}
-	next, err := r.store.ReadAll(ctx, r.store.Pool(), cur.Position, 1, eventstore.Filter{})
+	r.mu.Lock()
+	wanted := r.wanted[p.Name()]
+	r.mu.Unlock()
+	if !cur.Position.Reached(wanted) {
+		return false, nil // the locked step moves the checkpoint to the head
+	}
+	f := eventstore.Filter{Types: p.EventTypes()}
+	if all {
+		f = eventstore.Filter{}
+	}
+	next, err := r.store.ReadAll(ctx, r.store.Pool(), cur.Position, 1, f)
 	if err != nil {
 		return false, fmt.Errorf("projection %s: %w", p.Name(), err)
 	}
 	return len(next) == 0, nil
 }
 
-// applyBatch reads the events after cp, applies them to cp's generation and
-// saves the new checkpoint, all in tx.
+// applyLive is a live runner's batch: it reads only the events p reads,
+// up to the visible head, applies them and saves the checkpoint, in tx:
+// at the last event read when the batch is full, else at the head, so the
+// checkpoint passes the events p does not read without reading them. It
+// returns how many events it applied.
+func (r *Runner) applyLive(ctx context.Context, tx pgx.Tx, p Projection, cp Checkpoint) (int, Checkpoint, error) {
+	head, ok, err := eventstore.Head(ctx, tx)
+	if err != nil || !ok || cp.Position.Reached(head) {
+		return 0, cp, err
+	}
+	events, err := r.store.ReadAll(ctx, tx, cp.Position, r.batch, eventstore.Filter{Types: p.EventTypes(), Until: head})
+	if err != nil {
+		return 0, cp, err
+	}
+	if len(events) > 0 {
+		selected, err := r.selectFor(p, events)
+		if err != nil {
+			return 0, cp, err
+		}
+		if err := p.Apply(ctx, tx, Tables{generation: cp.Generation}, selected); err != nil {
+			return 0, cp, err
+		}
+	}
+	cp.Position = head
+	if len(events) == r.batch {
+		cp.Position = events[len(events)-1].Position
+	}
+	if err := saveCheckpoint(ctx, tx, cp, len(events)); err != nil {
+		return 0, cp, err
+	}
+	return len(events), cp, nil
+}
+
+// applyBatch reads the events after cp, every type, applies those p reads
+// to cp's generation and saves the new checkpoint, all in tx: a rebuild's
+// batch, which stops at an event no aggregate registers (selectFor).
 //
 // The transaction commits without waiting for its WAL flush
 // (synchronous_commit off): a read model is derived data, and since the
@@ -288,6 +395,11 @@ func (r *Runner) applyBatch(ctx context.Context, tx pgx.Tx, p Projection, cp Che
 	return len(events), cp, nil
 }
 
+// Moved is the pseudo event type a store's subscribers (SubscribeTypes)
+// are signalled with, in every process while the store's Push runs, after
+// projection name applied events to its live read model.
+func Moved(name string) string { return "projection:" + name }
+
 // selectFor returns the events of a batch p reads, decoded. A stored event
 // of a type no aggregate registers, or whose data does not decode, stops
 // the projection with an error naming its position: the log is never
@@ -313,7 +425,7 @@ func (r *Runner) selectFor(p Projection, events []event.Event) ([]event.Event, e
 	return out, nil
 }
 
-// CatchUp steps p until no event is left.
+// CatchUp steps p until no event is left: its checkpoint is at the head.
 func (r *Runner) CatchUp(ctx context.Context, p Projection) error {
 	for {
 		n, err := r.Step(ctx, p)
@@ -363,6 +475,27 @@ func (r *Runner) Wait(ctx context.Context, pos event.Position, names ...string) 
 			names = append(names, p.Name())
 		}
 	}
+	r.mu.Lock()
+	for _, n := range names {
+		if pos.Reached(r.wanted[n]) {
+			r.wanted[n] = pos
+		}
+		if !r.reached[n].Reached(pos) {
+			select { // its follower here looks, and passes what it does not read
+			case r.nudges[n] <- struct{}{}:
+			default:
+			}
+		}
+	}
+	r.mu.Unlock()
+	// another process may run the projection: its announcement (Moved)
+	// or the poll sends us to its checkpoint
+	types := make([]string, len(names))
+	for i, n := range names {
+		types[i] = Moved(n)
+	}
+	elsewhere, stop := r.store.SubscribeTypes(types...)
+	defer stop()
 	poll := time.NewTicker(25 * time.Millisecond)
 	defer poll.Stop()
 	for {
@@ -382,13 +515,14 @@ func (r *Runner) Wait(ctx context.Context, pos event.Position, names ...string) 
 		case <-ctx.Done():
 			return fmt.Errorf("%w: %v", ErrWaitTimeout, pending)
 		case <-changed:
+			continue
+		case <-elsewhere:
 		case <-poll.C:
-			// another process may run the projection: read its checkpoint
-			for _, n := range pending {
-				cp, err := ActiveCheckpoint(ctx, r.store.Pool(), n)
-				if err == nil && cp.Position.Reached(pos) {
-					r.moved(n, cp.Position)
-				}
+		}
+		for _, n := range pending {
+			cp, err := ActiveCheckpoint(ctx, r.store.Pool(), n)
+			if err == nil && cp.Position.Reached(pos) {
+				r.moved(n, cp.Position)
 			}
 		}
 	}

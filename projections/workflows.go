@@ -15,8 +15,15 @@ import (
 )
 
 // Workflows is the read model of workflows: one row per workflow with the
-// listing columns and the rendered Workflow resource (status).
-type Workflows struct{}
+// listing columns and the rendered Workflow resource (status). The zero
+// value reads each batch's workflows' earlier events from the log;
+// NewWorkflows keeps its folds in memory instead.
+type Workflows struct{ folds *workflowFolds }
+
+// NewWorkflows returns the projection keeping the folds of up to 2,000
+// workflows in flight (a fold holds the steps' outputs: a bound on
+// memory; a workflow past it reads its earlier events again).
+func NewWorkflows() Workflows { return Workflows{folds: newWorkflowFolds(2_000)} }
 
 // Name implements Projection.
 func (Workflows) Name() string { return "workflows" }
@@ -76,7 +83,7 @@ func (Workflows) EventTypes() []string { return workflow.RunEventTypes() }
 
 // Apply implements Projection: each workflow the batch touches is folded
 // up to its last event in the batch and its row replaced.
-func (Workflows) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []event.Event) error {
+func (p Workflows) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []event.Event) error {
 	byID := map[string][]event.Event{}
 	var order []string
 	for _, e := range events {
@@ -89,34 +96,98 @@ func (Workflows) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []event.
 		}
 		byID[id] = append(byID[id], e)
 	}
+	folded := map[string]*workflow.Workflow{}
+	var unknown []string
+	for _, id := range order {
+		if wf, ok := p.folds.before(id, byID[id][0].Version); ok {
+			folded[id] = wf
+		} else {
+			unknown = append(unknown, id)
+		}
+	}
+	heads, err := readHeads(ctx, tx, unknown, byID)
+	if err != nil {
+		return err
+	}
 	table := t.Of("workflows")
 	b := &pgx.Batch{}
 	var moves []statusMove
 	for _, id := range order {
 		tail := byID[id]
-		var head []event.Event
-		first := tail[0].Version
-		if first != 0 { // the batch holds the tail: read the head from the log
-			var err error
-			if head, err = eventstore.ReadRange(ctx, tx, workflow.Stream(id), 0, first-1); err != nil {
-				return err
+		var (
+			wf     *workflow.Workflow
+			before string
+		)
+		if wf = folded[id]; wf != nil {
+			before = wf.Status()
+			for _, e := range tail {
+				if err = wf.Apply(e); err != nil {
+					break
+				}
 			}
+		} else {
+			wf, before, err = foldWorkflow(heads[id], tail)
 		}
-		wf, before, err := foldWorkflow(head, tail)
 		if errors.Is(err, workflow.ErrNotFound) {
 			continue
 		}
 		if err != nil {
 			return err
 		}
+		p.folds.keep(wf)
 		queueRow(b, table, wf)
-		if first == 0 { // title and description are set once, by the plan
+		if tail[0].Version == 0 { // title and description are set once, by the plan
 			queueSearch(b, t.Of(searchTable.Name), wf)
 		}
 		moves = append(moves, statusMove{org: wf.OrgID(), before: before, after: wf.Status()})
 	}
 	queueCounts(b, t, moves)
 	return sendBatch(ctx, tx, b)
+}
+
+// readHeads reads, in one statement, the head of each workflow of a batch
+// whose tail the batch holds (the events before its first one in the
+// batch), by workflow id. Only what the fold reads is selected: the
+// events' metadata is not decoded.
+func readHeads(ctx context.Context, tx pgx.Tx, order []string, byID map[string][]event.Event) (map[string][]event.Event, error) {
+	var (
+		streams []string
+		upto    []int64
+	)
+	for _, id := range order {
+		if first := byID[id][0].Version; first != 0 {
+			streams = append(streams, workflow.Stream(id))
+			upto = append(upto, first)
+		}
+	}
+	if len(streams) == 0 {
+		return nil, nil
+	}
+	rows, err := tx.Query(ctx, `SELECT e.stream_id, e.version, e.type, e.data, e.recorded_at
+		FROM unnest($1::text[], $2::bigint[]) AS h(stream_id, upto)
+		JOIN events e ON e.stream_id = h.stream_id AND e.version < h.upto
+		ORDER BY e.stream_id, e.version`, streams, upto)
+	if err != nil {
+		return nil, fmt.Errorf("read workflow heads: %w", err)
+	}
+	defer rows.Close()
+	heads := map[string][]event.Event{}
+	for rows.Next() {
+		var (
+			e    event.Event
+			data []byte // jsonb is valid already: no json.RawMessage re-validation
+		)
+		if err := rows.Scan(&e.StreamID, &e.Version, &e.Type, &data, &e.RecordedAt); err != nil {
+			return nil, fmt.Errorf("read workflow heads: %w", err)
+		}
+		e.Data = data
+		id, _ := workflow.IDOf(e.StreamID)
+		heads[id] = append(heads[id], e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read workflow heads: %w", err)
+	}
+	return heads, nil
 }
 
 // foldWorkflow folds the head of a stream (what the read model already
@@ -175,6 +246,9 @@ func queueRow(b *pgx.Batch, table string, wf *workflow.Workflow) {
 type WorkflowRow struct {
 	View    workflow.View
 	Version int64
+	// Head is the version of the stream's last event, read with the row:
+	// the row is current when Version reaches it.
+	Head int64
 }
 
 // Workflow returns a workflow of orgID; another org's is ErrNotFound.
@@ -183,7 +257,8 @@ func Workflow(ctx context.Context, db eventstore.DB, orgID, id string) (Workflow
 		r    WorkflowRow
 		view []byte
 	)
-	err := db.QueryRow(ctx, `SELECT view, version FROM workflows WHERE workflow_id = $1 AND org_id = $2`, id, orgID).Scan(&view, &r.Version)
+	err := db.QueryRow(ctx, `SELECT view, version, (SELECT coalesce(max(version), -1) FROM events WHERE stream_id = $3)
+		FROM workflows WHERE workflow_id = $1 AND org_id = $2`, id, orgID, workflow.Stream(id)).Scan(&view, &r.Version, &r.Head)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return WorkflowRow{}, ErrNotFound
 	}

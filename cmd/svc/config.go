@@ -87,7 +87,7 @@ func loadConfig() (config, error) {
 	durations := []struct {
 		name, def string
 		to        *time.Duration
-	}{{"SVC_WORKER_LEASE", "30s", &c.WorkerLease}, {"SVC_SSE_HEARTBEAT", "15s", &c.SSEHeartbeat}, {"SVC_SSE_TIMEOUT", "290s", &c.SSETimeout},
+	}{{"SVC_WORKER_LEASE", "10s", &c.WorkerLease}, {"SVC_SSE_HEARTBEAT", "15s", &c.SSEHeartbeat}, {"SVC_SSE_TIMEOUT", "290s", &c.SSETimeout},
 		{"SVC_INTERACTIVE_IDLE", "30m", &c.InteractiveIdle}}
 	for _, d := range durations {
 		if *d.to, err = time.ParseDuration(env(d.name, d.def)); err != nil || *d.to <= 0 {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/schollz/progressbar/v3"
 
 	"svc/commands"
@@ -56,7 +57,7 @@ func runProjectionsList(ctx context.Context, args []string) error {
 		return err
 	}
 	defer pool.Close()
-	store := eventstore.New(pool)
+	store := announcing(pool)
 	if err := projections.NewRunner(store, quietLogger(), projections.All()).Setup(ctx); err != nil {
 		return err
 	}
@@ -108,7 +109,7 @@ func runProjectionsRebuild(ctx context.Context, args []string) error {
 		return err
 	}
 	defer pool.Close()
-	runner := projections.NewRunner(eventstore.New(pool), quietLogger(), projections.All(), projections.WithBatch(*batch))
+	runner := projections.NewRunner(announcing(pool), quietLogger(), projections.All(), projections.WithBatch(*batch))
 	var targets []projections.Projection
 	if *all {
 		targets = runner.Projections()
@@ -163,7 +164,7 @@ func runReplayBilling(ctx context.Context, args []string) error {
 		return err
 	}
 	defer pool.Close()
-	rep, err := projections.ReplayBilling(ctx, eventstore.New(pool), *orgID)
+	rep, err := projections.ReplayBilling(ctx, announcing(pool), *orgID)
 	if err != nil {
 		return err
 	}
@@ -202,7 +203,7 @@ func runEventsTail(ctx context.Context, args []string) error {
 		return err
 	}
 	defer pool.Close()
-	store := eventstore.New(pool)
+	store := announcing(pool)
 	var after event.Position
 	if *from > 0 {
 		p, ok, err := store.PositionOf(ctx, *from)
@@ -267,7 +268,7 @@ func runCreditsGrant(ctx context.Context, args []string) error {
 		return err
 	}
 	defer pool.Close()
-	res, err := commands.NewGrantCreditsHandler(commands.NewRepositories(eventstore.New(pool))).Handle(operatorContext(ctx),
+	res, err := commands.NewGrantCreditsHandler(commands.NewRepositories(announcing(pool))).Handle(operatorContext(ctx),
 		commands.GrantCredits{OrgID: *orgID, Amount: *amount, Reason: credit.ReasonOperator, Note: *reason})
 	if errors.Is(err, org.ErrNotFound) {
 		return &exitError{code: 1, err: fmt.Errorf("credits grant: no organization %s", *orgID)}
@@ -298,7 +299,7 @@ func runOrgSetTier(ctx context.Context, args []string) error {
 		return err
 	}
 	defer pool.Close()
-	res, err := commands.NewChangeTierHandler(commands.NewRepositories(eventstore.New(pool))).Handle(operatorContext(ctx),
+	res, err := commands.NewChangeTierHandler(commands.NewRepositories(announcing(pool))).Handle(operatorContext(ctx),
 		commands.ChangeTier{OrgID: *orgID, Tier: tier, Source: "operator"})
 	if errors.Is(err, org.ErrNotFound) {
 		return &exitError{code: 1, err: fmt.Errorf("org set-tier: no organization %s", *orgID)}
@@ -312,4 +313,13 @@ func runOrgSetTier(ctx context.Context, args []string) error {
 	}
 	fmt.Printf("%s: tier %s -> %s (event position %d)\n", *orgID, res.From, res.To, res.Position.Global)
 	return nil
+}
+
+// announcing returns a store over pool whose every commit notifies the
+// serving processes (eventstore.Channel), so that they apply an operator's
+// change (a revoked key, a tier, a grant) at once.
+func announcing(pool *pgxpool.Pool) *eventstore.Store {
+	s := eventstore.New(pool)
+	s.AnnounceEachCommit()
+	return s
 }

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"svc/adapters/llm/providers"
 	"svc/adapters/mail"
 	"svc/adapters/mcpctx"
@@ -23,6 +25,7 @@ import (
 	"svc/commands/worker"
 	"svc/domain/catalog"
 	"svc/domain/planning"
+	"svc/eventstore"
 	httpapi "svc/http"
 	"svc/migrations"
 	"svc/projections"
@@ -73,7 +76,10 @@ func runServe(ctx context.Context, args []string) error {
 		return usageErr("%v", err)
 	}
 
-	runner := projections.NewRunner(store, log, projections.All())
+	// Push: this instance announces its commits on eventstore.Channel and
+	// wakes its readers on the others'; nothing idle polls (WithPoll(0),
+	// the workers' and dispatcher's polls are safety nets).
+	runner := projections.NewRunner(store, log, projections.All(), projections.WithPoll(0))
 	if err := runner.Setup(ctx); err != nil {
 		return err
 	}
@@ -90,10 +96,16 @@ func runServe(ctx context.Context, args []string) error {
 		Connections: mcpctx.NewChecker(outboundClient, log), CostHistory: queries,
 		LLM: provider, Mail: sender, BaseURL: cfg.BaseURL, InteractiveIdle: cfg.InteractiveIdle, Log: log, Consistency: queries,
 	})
-	workers := worker.New(repos, provider, outboundClient, worker.Config{Concurrency: cfg.Workers, Lease: cfg.WorkerLease, DisallowDirect: !cfg.DirectExecution}, log)
+	workflowsMoved, stopWorkflowsMoved := store.SubscribeTypes(projections.Moved(projections.Workflows{}.Name()))
+	defer stopWorkflowsMoved()
+	workers := worker.New(repos, provider, outboundClient, worker.Config{Concurrency: cfg.Workers, Lease: cfg.WorkerLease,
+		Wake: workflowsMoved, DisallowDirect: !cfg.DirectExecution}, log)
 	api := httpapi.New(httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies, Version: version,
 		SSEHeartbeat: cfg.SSEHeartbeat, SSETimeout: cfg.SSETimeout},
-		httpapi.Deps{Commands: handlers, Queries: queries, Limiter: apiLimiter{limiter}, Log: log, Catalog: planner.Catalog(), Kicker: workers})
+		httpapi.Deps{Commands: handlers, Queries: queries, Limiter: apiLimiter{limiter}, Log: log, Catalog: planner.Catalog(), Kicker: workers,
+			Collectors: []prometheus.Collector{prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name: "svc_db_statements_total", Help: "Statements sent to PostgreSQL by this instance (BEGIN and COMMIT included).",
+			}, func() float64 { return float64(eventstore.Statements()) })}})
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -104,6 +116,14 @@ func runServe(ctx context.Context, args []string) error {
 
 	bg, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
+	// Push stops last: the others' final commits are still announced.
+	pushCtx, stopPush := context.WithCancel(context.WithoutCancel(ctx))
+	pushed := make(chan struct{})
+	go func() {
+		defer close(pushed)
+		_ = store.Push(pushCtx, eventstore.PushOptions{Log: log})
+	}()
+	defer func() { stopPush(); <-pushed }()
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
@@ -117,7 +137,7 @@ func runServe(ctx context.Context, args []string) error {
 		defer wg.Done()
 		_ = workers.Run(work)
 	}()
-	dispatcher := webhooks.New(repos, webhook.NewSender(outboundClient), box, webhooks.Config{BackoffScale: cfg.WebhookBackoffScale}, log)
+	dispatcher := webhooks.New(repos, webhook.NewSender(outboundClient), box, webhooks.Config{BackoffScale: cfg.WebhookBackoffScale, Lease: cfg.WorkerLease, Push: true}, log)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()

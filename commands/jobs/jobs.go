@@ -2,11 +2,13 @@
 // webhook delivery to attempt) that every process of the service may pick
 // up but only one may run at a time.
 //
-// A Runner finds due jobs through its caller's query every Poll, or is told
-// of one (Kick); it takes a lease on a job in job_leases (migration 0007)
-// before running it, renews the lease every third of Config.Lease while the
-// job runs, and hands it back when the job returns. A crashed process's
-// leases expire and another process takes its jobs over. A lease is
+// A Runner finds due jobs through its caller's query when it starts, when
+// woken (Config.Wake), every Poll and when another owner's lease expires,
+// or is told of one (Kick); it takes a lease on a job in job_leases
+// (migration 0007) before running it, renews its leases, all in one
+// statement, every third of Config.Lease while the jobs run, and hands
+// each back when its job returns. A crashed process's leases expire and
+// another process takes its jobs over at once. A lease is
 // coordination, not a lock on the job's state: jobs record what they did
 // with their stream's expected version, so even a process that lost a lease
 // without noticing cannot record anything twice.
@@ -22,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -57,9 +60,11 @@ type Finder func(ctx context.Context, limit int) ([]string, error)
 // to Find and Kick.
 type Job func(ctx context.Context, id string) (next *time.Time)
 
-// Execer runs a statement; *pgxpool.Pool satisfies it.
-type Execer interface {
+// DB runs statements; *pgxpool.Pool satisfies it.
+type DB interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
 // Config tunes a Runner. Kind, Find and Run are required; other zero
@@ -72,10 +77,16 @@ type Config struct {
 	// Concurrency bounds the jobs running at once here; default 8.
 	Concurrency int
 	// Lease is how long a lease lasts without renewal (renewed every third
-	// of it); default 30 s.
+	// of it): how soon another process takes a dead one's jobs over;
+	// default 10 s.
 	Lease time.Duration
-	// Poll is how often Find is asked for due jobs; default 500 ms.
+	// Poll is how often Find is asked for due jobs; default 500 ms, or
+	// 30 s with Wake.
 	Poll time.Duration
+	// Wake, when set, signals that jobs may have become due (the read
+	// model Find reads moved): Find is asked then, at most every
+	// wakeEvery.
+	Wake <-chan struct{}
 	// StopGrace is how long running jobs keep their context once Run's
 	// context ends; past it they are abandoned (their context ends). Zero:
 	// their context ends with Run's.
@@ -95,14 +106,17 @@ func DefaultID() string {
 func (c *Config) defaults() {
 	c.ID = cmp.Or(c.ID, DefaultID())
 	c.Concurrency = cmp.Or(max(c.Concurrency, 0), 8)
-	c.Lease = cmp.Or(max(c.Lease, 0), 30*time.Second)
+	c.Lease = cmp.Or(max(c.Lease, 0), 10*time.Second)
 	c.Poll = cmp.Or(max(c.Poll, 0), 500*time.Millisecond)
+	if c.Wake != nil && c.Poll == 500*time.Millisecond {
+		c.Poll = 30 * time.Second
+	}
 	c.StopGrace = max(c.StopGrace, 0)
 }
 
 // Runner finds, leases and runs the jobs of one kind.
 type Runner struct {
-	db    Execer
+	db    DB
 	cfg   Config
 	log   *slog.Logger
 	idKey string // the log attribute of a job's id, e.g. workflow_id
@@ -110,16 +124,18 @@ type Runner struct {
 
 	mu      sync.Mutex
 	running map[string]bool
+	leased  map[string]*leasedJob // jobs under a lease, ended when it is lost
 	wg      sync.WaitGroup
 }
 
 // New returns a runner taking leases through db.
-func New(db Execer, cfg Config, log *slog.Logger) *Runner {
+func New(db DB, cfg Config, log *slog.Logger) *Runner {
 	if db == nil || log == nil || cfg.Kind == "" || cfg.Find == nil || cfg.Run == nil {
 		panic("jobs: nil dependency")
 	}
 	cfg.defaults()
-	return &Runner{db: db, cfg: cfg, log: log, idKey: cfg.Kind + "_id", kick: make(chan string, 1024), running: map[string]bool{}}
+	return &Runner{db: db, cfg: cfg, log: log, idKey: cfg.Kind + "_id", kick: make(chan string, 1024), running: map[string]bool{},
+		leased: map[string]*leasedJob{}}
 }
 
 // Kick hints that job id is due now, so it starts without waiting for
@@ -137,17 +153,44 @@ func (r *Runner) Kick(id string) {
 func (r *Runner) Run(ctx context.Context) {
 	jobCtx, abandon := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer abandon(ErrStopped)
+	// leases are renewed until the last job has returned (StopGrace)
+	keepCtx, stopKeeping := context.WithCancel(context.WithoutCancel(ctx))
+	keeping := make(chan struct{})
+	go func() {
+		defer close(keeping)
+		r.keep(keepCtx)
+	}()
 	r.loop(ctx, jobCtx)
 	grace := time.AfterFunc(r.cfg.StopGrace, func() { abandon(ErrStopped) })
 	defer grace.Stop()
 	r.wg.Wait()
+	stopKeeping()
+	<-keeping
 	r.releaseAll()
 }
 
-// loop starts kicked and found jobs, with jobCtx, until ctx ends.
+// wakeEvery spaces the Find calls that wake-ups ask for.
+const wakeEvery = 50 * time.Millisecond
+
+// loop starts kicked and found jobs, with jobCtx, until ctx ends: at once,
+// then when kicked, woken, every Poll, and when the first lease of another
+// owner expires (its process may have died).
 func (r *Runner) loop(ctx, jobCtx context.Context) {
 	ticker := time.NewTicker(r.cfg.Poll)
 	defer ticker.Stop()
+	expiry := time.NewTimer(0) // the first look, at once
+	defer expiry.Stop()
+	var (
+		wake     = r.cfg.Wake
+		deferred <-chan time.Time // a wake-up waiting out wakeEvery
+		lastWake time.Time
+	)
+	look := func() {
+		r.poll(ctx, jobCtx)
+		if d, ok := r.nextExpiry(ctx); ok {
+			expiry.Reset(d)
+		}
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -155,9 +198,38 @@ func (r *Runner) loop(ctx, jobCtx context.Context) {
 		case id := <-r.kick:
 			r.start(ctx, jobCtx, id)
 		case <-ticker.C:
+			look()
+		case <-expiry.C:
+			look()
+		case <-wake:
+			if wait := wakeEvery - time.Since(lastWake); wait > 0 {
+				wake, deferred = nil, time.After(wait) // coalesce the burst
+				continue
+			}
+			lastWake = time.Now()
+			r.poll(ctx, jobCtx)
+		case <-deferred:
+			wake, deferred, lastWake = r.cfg.Wake, nil, time.Now()
 			r.poll(ctx, jobCtx)
 		}
 	}
+}
+
+// nextExpiry returns how long until the first lease of another owner on a
+// job of this kind expires (plus a little), within Poll; false when no
+// such lease expires sooner.
+func (r *Runner) nextExpiry(ctx context.Context) (time.Duration, bool) {
+	var secs *float64
+	err := r.db.QueryRow(ctx, `SELECT extract(epoch FROM min(expires_at) - now())::float8 FROM job_leases
+		WHERE kind = $1 AND owner <> $2`, r.cfg.Kind, r.cfg.ID).Scan(&secs)
+	if err != nil || secs == nil {
+		if err != nil && ctx.Err() == nil {
+			r.log.Warn("reading lease expiries", "kind", r.cfg.Kind, "error", err)
+		}
+		return 0, false
+	}
+	d := max(time.Duration(*secs*float64(time.Second)), 0) + 50*time.Millisecond
+	return d, d < r.cfg.Poll
 }
 
 // poll starts the due jobs Find lists, as many as there are free slots.
@@ -220,18 +292,21 @@ func (r *Runner) start(ctx, jobCtx context.Context, id string) {
 	}()
 }
 
-// runLeased runs job id, whose lease was claimed, while renewing the
-// lease, and hands the lease back when the job returns.
+// leasedJob is a job running under its lease.
+type leasedJob struct{ cancel context.CancelCauseFunc }
+
+// runLeased runs job id, whose lease was claimed, while the runner renews
+// the lease (keep), and hands the lease back when the job returns.
 func (r *Runner) runLeased(jobCtx context.Context, id string) *time.Time {
-	defer r.release(id) // after the renewals below have stopped
 	run, cancel := context.WithCancelCause(jobCtx)
-	renewed := make(chan struct{})
-	go func() {
-		defer close(renewed)
-		r.keep(run, id, cancel)
-	}()
+	r.mu.Lock()
+	r.leased[id] = &leasedJob{cancel: cancel}
+	r.mu.Unlock()
 	next := r.cfg.Run(run, id)
+	r.mu.Lock()
+	delete(r.leased, id)
+	r.mu.Unlock()
 	cancel(context.Canceled)
-	<-renewed
+	r.release(id)
 	return next
 }

@@ -44,19 +44,30 @@ func (r *Runner) claim(ctx context.Context, id string) (bool, error) {
 	return tag.RowsAffected() == 1, nil
 }
 
-// renew extends the lease of job id; false means another owner has it now.
-func (r *Runner) renew(ctx context.Context, id string) (bool, error) {
-	tag, err := r.db.Exec(ctx, `UPDATE job_leases SET expires_at = now() + make_interval(secs => $4)
-		WHERE kind = $1 AND job_id = $2 AND owner = $3`, r.cfg.Kind, id, r.cfg.ID, r.cfg.Lease.Seconds())
+// renew extends every lease this owner holds on jobs of its kind, in one
+// statement, and returns the jobs whose lease it still holds.
+func (r *Runner) renew(ctx context.Context) (map[string]bool, error) {
+	rows, err := r.db.Query(ctx, `UPDATE job_leases SET expires_at = now() + make_interval(secs => $3)
+		WHERE kind = $1 AND owner = $2 RETURNING job_id`, r.cfg.Kind, r.cfg.ID, r.cfg.Lease.Seconds())
 	if err != nil {
-		return false, fmt.Errorf("jobs: renew %s %s: %w", r.cfg.Kind, id, err)
+		return nil, fmt.Errorf("jobs: renew %s leases: %w", r.cfg.Kind, err)
 	}
-	return tag.RowsAffected() == 1, nil
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("jobs: renew %s leases: %w", r.cfg.Kind, err)
+	}
+	held := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		held[id] = true
+	}
+	return held, nil
 }
 
-// keep renews the lease of job id every third of the lease until ctx
-// ends; when the lease is lost it calls lost, which ends the job's context.
-func (r *Runner) keep(ctx context.Context, id string, lost context.CancelCauseFunc) {
+// keep renews this runner's leases every third of the lease while any job
+// runs, until ctx ends; a job whose lease another owner took has its
+// context ended (cause ErrLeaseLost). A failed renewal is tried again at
+// the next tick: the lease outlives two misses.
+func (r *Runner) keep(ctx context.Context) {
 	t := time.NewTicker(max(r.cfg.Lease/3, time.Millisecond))
 	defer t.Stop()
 	for {
@@ -64,19 +75,32 @@ func (r *Runner) keep(ctx context.Context, id string, lost context.CancelCauseFu
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			ok, err := r.renew(ctx, id)
-			if err != nil {
-				if ctx.Err() == nil {
-					r.log.Warn("renewing a lease", r.idKey, id, "error", err)
-				}
-				continue // again next tick: the lease outlives two misses
+		}
+		r.mu.Lock()
+		before := make(map[string]*leasedJob, len(r.leased))
+		for id, j := range r.leased {
+			before[id] = j
+		}
+		r.mu.Unlock()
+		if len(before) == 0 {
+			continue
+		}
+		held, err := r.renew(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				r.log.Warn("renewing leases", "kind", r.cfg.Kind, "error", err)
 			}
-			if !ok {
+			continue
+		}
+		r.mu.Lock()
+		for id, j := range before {
+			// a job that ended (and released) meanwhile is no loss
+			if !held[id] && r.leased[id] == j {
 				r.log.Warn("lease lost: another owner has the job", r.idKey, id)
-				lost(ErrLeaseLost)
-				return
+				j.cancel(ErrLeaseLost)
 			}
 		}
+		r.mu.Unlock()
 	}
 }
 

@@ -153,3 +153,29 @@ func TestHeld(t *testing.T) {
 		}
 	}
 }
+
+// Leases are renewed together: ten jobs running past several renewals
+// keep every lease, each renewed.
+func TestLeasesRenewedTogether(t *testing.T) {
+	kind := kindOf(t)
+	b := newBlocking()
+	r, _ := start(t, jobs.Config{Kind: kind, ID: "owner-a", Concurrency: 16, Lease: 300 * time.Millisecond, Poll: time.Hour, Run: b.run,
+		Find: func(context.Context, int) ([]string, error) { return nil, nil }})
+	var ids []string
+	for i := range 10 {
+		id := "job-" + string(rune('a'+i))
+		ids = append(ids, id)
+		r.Kick(id)
+		receive(t, "a kicked job", b.started)
+	}
+	time.Sleep(time.Second) // about ten renewals
+	for _, id := range ids {
+		if held, err := jobs.Held(context.Background(), db.Pool, kind, id); err != nil || !held {
+			t.Fatalf("%s held %v (%v) after a second of 300 ms leases", id, held, err)
+		}
+	}
+	close(b.release)
+	for range ids {
+		receive(t, "a job's end", b.ended)
+	}
+}

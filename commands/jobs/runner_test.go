@@ -66,13 +66,15 @@ func TestTwoOwnersNeverRunOneJobAtOnce(t *testing.T) {
 }
 
 // A kicked job starts without waiting for the poll, and a job already
-// running here is not started again by another kick.
+// running here is not started again by another kick. Find is asked once,
+// at the start, and not again before the poll.
 func TestKickStartsJobWithoutPoll(t *testing.T) {
 	kind := kindOf(t)
 	var finds atomic.Int32
 	b := newBlocking()
 	r, _ := start(t, jobs.Config{Kind: kind, ID: "owner-a", Poll: time.Hour, Run: b.run,
 		Find: func(context.Context, int) ([]string, error) { finds.Add(1); return nil, nil }})
+	waitFor(t, "the first look", 5*time.Second, func() bool { return finds.Load() == 1 })
 	r.Kick("first")
 	if id := receive(t, "the kicked job", b.started); id != "first" {
 		t.Fatalf("started %q", id)
@@ -83,8 +85,8 @@ func TestKickStartsJobWithoutPoll(t *testing.T) {
 	if id := receive(t, "the second kicked job", b.started); id != "second" {
 		t.Fatalf("started %q, want second (first runs already)", id)
 	}
-	if n := finds.Load(); n != 0 {
-		t.Fatalf("Find called %d times", n)
+	if n := finds.Load(); n != 1 {
+		t.Fatalf("Find called %d times, want once (at the start)", n)
 	}
 	close(b.release)
 	receive(t, "a job's end", b.ended)
@@ -242,5 +244,61 @@ func TestStopGraceAbandonsJobs(t *testing.T) {
 	}
 	if _, ok := leaseOf(t, kind, "stuck"); ok {
 		t.Fatal("the lease was not released")
+	}
+}
+
+// With Wake, a wake-up asks Find at once (the poll is an hour), and a
+// burst of wake-ups asks it a few times, not once each.
+func TestWakeAsksFind(t *testing.T) {
+	kind := kindOf(t)
+	var finds atomic.Int32
+	wake := make(chan struct{}, 1)
+	start(t, jobs.Config{Kind: kind, ID: "owner-a", Poll: time.Hour, Wake: wake,
+		Run:  func(context.Context, string) *time.Time { return nil },
+		Find: func(context.Context, int) ([]string, error) { finds.Add(1); return nil, nil }})
+	waitFor(t, "the first look", 5*time.Second, func() bool { return finds.Load() == 1 })
+	wake <- struct{}{}
+	waitFor(t, "a look after the wake-up", 5*time.Second, func() bool { return finds.Load() == 2 })
+	began := time.Now()
+	sent := 0
+	for range 200 {
+		select {
+		case wake <- struct{}{}:
+			sent++
+		default:
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+	burst := time.Since(began)
+	time.Sleep(100 * time.Millisecond)
+	// one look per 50 ms of the burst, and one after it
+	if n, most := int(finds.Load())-2, int(burst/(50*time.Millisecond))+2; n > most {
+		t.Fatalf("Find asked %d times for %d wake-ups over %v (at most %d)", n, sent, burst, most)
+	}
+}
+
+// A job whose owner died (its lease left to expire, no poll for an hour)
+// is taken over when the lease expires: the runner set a timer on it.
+func TestExpiredLeaseTakenOverWithoutPoll(t *testing.T) {
+	kind := kindOf(t)
+	if _, err := db.Pool.Exec(context.Background(), `INSERT INTO job_leases (kind, job_id, owner, expires_at)
+		VALUES ($1, 'orphan', 'dead-owner', now() + interval '700 milliseconds')`, kind); err != nil {
+		t.Fatal(err)
+	}
+	ran := make(chan string, 4)
+	start(t, jobs.Config{Kind: kind, ID: "owner-a", Poll: time.Hour,
+		Run: func(_ context.Context, id string) *time.Time { ran <- id; return nil },
+		Find: func(ctx context.Context, limit int) ([]string, error) {
+			var ids []string
+			err := db.Pool.QueryRow(ctx, `SELECT coalesce(array_agg(job_id), '{}') FROM (SELECT 'orphan' AS job_id) j
+				WHERE NOT EXISTS (SELECT 1 FROM job_leases l WHERE l.kind = $1 AND l.job_id = j.job_id AND l.expires_at > now())`, kind).Scan(&ids)
+			return ids, err
+		}})
+	began := time.Now()
+	if id := receive(t, "the orphan's run", ran); id != "orphan" {
+		t.Fatalf("ran %q", id)
+	}
+	if d := time.Since(began); d < 500*time.Millisecond {
+		t.Fatalf("ran after %v, while the dead owner's lease was live", d)
 	}
 }

@@ -33,7 +33,9 @@ import (
 	"svc/adapters/webhook"
 	"svc/commands"
 	"svc/commands/jobs"
+	"svc/domain/delivery"
 	"svc/eventstore"
+	"svc/projections"
 )
 
 // DefaultConsumerGroup is the watermill consumer group of the scheduler.
@@ -52,14 +54,21 @@ type Config struct {
 	// not a positive finite number counts as 1.
 	BackoffScale float64
 	// Poll is how often the read model is searched for due deliveries;
-	// default 500 ms.
+	// default 500 ms, or 10 s with Push.
 	Poll time.Duration
+	// Push says the store's Push runs: the subscription and the search
+	// for due deliveries are woken by commits in every process, and the
+	// polls are only a safety net.
+	Push bool
 	// SendTimeout bounds one attempt; default 15 s (the outbound client has
 	// its own bound too, 10 s by default).
 	SendTimeout time.Duration
-	// Lease is how long a delivery's lease lasts; default 1 min, and at
-	// least twice SendTimeout plus StopGrace, so it outlives an attempt
-	// and its recording even when a renewal (every third of it) fails.
+	// Lease is how long a delivery's lease lasts without renewal (every
+	// third of it, while the attempt runs and through StopGrace); default
+	// 10 s: how soon another process takes a dead one's deliveries over.
+	// An attempt whose lease is lost has its context ended, and a process
+	// that stalls past its lease may make an attempt another makes too:
+	// deliveries are at least once (receivers dedupe by delivery id).
 	Lease time.Duration
 	// StopGrace is how long attempts in flight may still take once Run's
 	// context ends; past it they are abandoned unrecorded; default 5 s.
@@ -81,6 +90,9 @@ func (c *Config) defaults() {
 	}
 	if c.Poll <= 0 {
 		c.Poll = 500 * time.Millisecond
+		if c.Push {
+			c.Poll = 10 * time.Second // due retries scheduled by a process that died
+		}
 	}
 	if c.SendTimeout <= 0 {
 		c.SendTimeout = 15 * time.Second
@@ -89,9 +101,8 @@ func (c *Config) defaults() {
 		c.StopGrace = 5 * time.Second
 	}
 	if c.Lease <= 0 {
-		c.Lease = time.Minute
+		c.Lease = 10 * time.Second
 	}
-	c.Lease = max(c.Lease, 2*c.SendTimeout+c.StopGrace)
 }
 
 // Dispatcher schedules and sends webhook deliveries.
@@ -104,6 +115,8 @@ type Dispatcher struct {
 	log    *slog.Logger
 	now    func() time.Time
 	jobs   *jobs.Runner
+
+	unsubscribe func() // ends the jobs' wake-ups (Push)
 
 	// methods remembers, per workflow stream, whether it wants webhooks.
 	methodsMu sync.Mutex
@@ -119,8 +132,12 @@ func New(repos *commands.Repositories, sender *webhook.Sender, box *secrets.Box,
 	cfg.defaults()
 	d := &Dispatcher{store: repos.Store, repos: repos, sender: sender, box: box, cfg: cfg, log: log.With("dispatcher", cfg.ID),
 		now: time.Now, methods: map[string]bool{}}
+	var wake <-chan struct{}
+	if cfg.Push {
+		wake, d.unsubscribe = repos.Store.SubscribeTypes(projections.Moved(projections.WebhookDeliveries{}.Name()))
+	}
 	d.jobs = jobs.New(repos.Store.Pool(), jobs.Config{Kind: jobs.KindDelivery, ID: cfg.ID, Concurrency: cfg.Concurrency,
-		Lease: cfg.Lease, Poll: cfg.Poll, StopGrace: cfg.StopGrace, Find: d.due, Run: d.next}, d.log)
+		Lease: cfg.Lease, Poll: cfg.Poll, Wake: wake, StopGrace: cfg.StopGrace, Find: d.due, Run: d.next}, d.log)
 	return d
 }
 
@@ -145,7 +162,16 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		d.log.Info("webhook consumer group starts at the head of the log", "group", d.cfg.ConsumerGroup,
 			"transaction_id", head.TransactionID, "position", head.Global)
 	}
-	sub, err := eventstore.NewSubscriber(d.store.Pool(), d.cfg.ConsumerGroup, wmLog)
+	if d.unsubscribe != nil {
+		defer d.unsubscribe()
+	}
+	var opts eventstore.SubscriberOptions
+	if d.cfg.Push {
+		wake, stop := d.store.SubscribeTypes(delivery.DeliveredTypes()...)
+		defer stop()
+		opts = eventstore.SubscriberOptions{Wake: wake, Done: ctx.Done()}
+	}
+	sub, err := eventstore.NewSubscriber(d.store.Pool(), d.cfg.ConsumerGroup, wmLog, opts)
 	if err != nil {
 		return fmt.Errorf("webhooks: subscriber: %w", err)
 	}

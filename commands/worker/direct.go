@@ -22,7 +22,12 @@ func (r *run) start(ctx context.Context) error {
 	if fb, ok := events[0].(workflow.ExecutionFellBack); ok {
 		r.w.log.Info("direct execution fell back to standard", "workflow_id", r.wf.ID(), "reason", fb.Reason)
 	}
-	return r.record(ctx, events...)
+	then, next := r.then(events) // the first step starts with the run
+	if err := r.record(ctx, append(events, then...)...); err != nil {
+		return err
+	}
+	r.started = next
+	return nil
 }
 
 // compose runs the content steps of batch (next's step first) in one call

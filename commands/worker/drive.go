@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"svc/commands"
@@ -19,6 +20,10 @@ type run struct {
 	wf *workflow.Workflow
 	// probed is set once the plan's context connections were checked.
 	probed bool
+	// started is the step whose StepStarted the last append carried
+	// (with what ended the step before it, or the run's start): the
+	// next turn runs it without recording its start again.
+	started *workflow.Next
 }
 
 // errLost stops a run whose stream moved under it (another worker).
@@ -39,7 +44,15 @@ func (w *Worker) drive(ctx context.Context, id string) {
 		return
 	}
 	for ctx.Err() == nil {
-		next := r.wf.Next()
+		next, started := r.wf.Next(), false
+		if s := r.started; s != nil {
+			r.started = nil
+			// the fold of the StepStarted makes Next count it as an
+			// attempt: this run is that attempt
+			if started = next.Action == workflow.ActStep && next.Step.Step == s.Step.Step; started {
+				next = *s
+			}
+		}
 		var err error
 		switch next.Action {
 		case workflow.ActNone:
@@ -47,7 +60,7 @@ func (w *Worker) drive(ctx context.Context, id string) {
 		case workflow.ActStart:
 			err = r.start(ctx) // direct.go
 		case workflow.ActStep:
-			err = r.step(ctx, next)
+			err = r.step(ctx, next, started)
 		case workflow.ActReview:
 			err = r.review(ctx)
 		case workflow.ActFinish:
@@ -120,29 +133,6 @@ func (r *run) charges(reason string, amounts map[int]int) []credit.Charged {
 	return out
 }
 
-// charge charges the ledger for steps' results in the workflow's
-// transaction, drawing on the run's reservation first (ledger.ChargeAll).
-// The reservation and the spendable balance must cover them all, or none
-// is charged (credit.ErrInsufficient): only a run without a reservation
-// (queued before reservations) or one whose steps cost more than it holds
-// can meet that.
-func (r *run) charge(tx *eventstore.Tx, reason string, amounts map[int]int) error {
-	charges := r.charges(reason, amounts)
-	if len(charges) == 0 {
-		return nil
-	}
-	ledger, err := commands.LoadLedger(tx, r.w.repos, r.wf.OrgID())
-	if err != nil {
-		return err
-	}
-	events, err := ledger.ChargeAll(charges)
-	if err != nil {
-		return err
-	}
-	_, err = r.w.repos.Ledgers.Save(tx, r.wf.OrgID(), ledger, events...)
-	return err
-}
-
 // end is the org-level side of the run's terminal event, appended after it
 // in its transaction (commands.EndRun): the ledger settles the run (the
 // fee) and releases what is left of its reservation, and the slot is
@@ -154,8 +144,11 @@ func (r *run) end(tx *eventstore.Tx, s credit.Settlement) error {
 
 // complete records results of steps (StepCompleted, or a StepIncomplete of
 // an output that violates the output_contract) and charges each its price,
-// in one transaction. A charge the run's reservation and the spendable
-// balance no longer cover halts the run instead.
+// in one transaction, which other runs of the org finishing a step at the
+// same time may share (charge.go); the start of what follows (the next
+// step, the review) goes in the same append when nothing comes between
+// (then). A charge the run's reservation and the spendable balance no
+// longer cover halts the run instead.
 func (r *run) complete(ctx context.Context, results []event.Data, first, last workflow.PlannedStep) error {
 	amounts := map[int]int{}
 	total := 0
@@ -165,31 +158,67 @@ func (r *run) complete(ctx context.Context, results []event.Data, first, last wo
 			total += c.Credits
 		}
 	}
-	err := r.transact(ctx, results, func(tx *eventstore.Tx) error { return r.charge(tx, "workflow_step", amounts) })
+	then, next := r.then(results)
+	err := r.w.charges.write(ctx, r, append(results, then...), r.charges("workflow_step", amounts))
 	if errors.Is(err, credit.ErrInsufficient) {
 		return r.halt(ctx, r.wf.InsufficientCredits(first, last, total))
+	}
+	if err == nil {
+		r.started = next
 	}
 	return err
 }
 
+// then is what the run starts next once data is recorded, to append with
+// data: the StepStarted of the next step (next) when the aggregate's next
+// action is to run a step at once, in a plain call (not composed, chunked
+// or salvaged, and with no connection check before it), or the review's
+// start. Nil when something else comes first: that turn records it.
+func (r *run) then(data []event.Data) ([]event.Data, *workflow.Next) {
+	after, err := r.wf.After(time.Now(), data...)
+	if err != nil {
+		return nil, nil // the append fails the same way
+	}
+	next := after.Next()
+	switch next.Action {
+	case workflow.ActReview:
+		if _, ok := after.ReviewByValidation(); ok {
+			return nil, nil
+		}
+		return after.StartReview(), nil
+	case workflow.ActStep:
+		if next.Strategy == workflow.StrategySalvage || next.Strategy == workflow.StrategyChunked ||
+			(next.Step.NeedsContext && !r.probed) || len(after.Composable(next.Step)) > 1 {
+			return nil, nil
+		}
+		return []event.Data{after.StartStep(next)}, &next
+	}
+	return nil, nil
+}
+
 // finish appends the terminal event of a run whose steps all have results,
 // with the fee drawn on the run's reservation and the rest of it released.
-func (r *run) finish(ctx context.Context) error {
-	done, err := r.wf.Finish()
+func (r *run) finish(ctx context.Context) error { return r.finishAfter(ctx, r.wf, nil) }
+
+// finishAfter is finish of the run as it stands once pre (the review,
+// not appended yet) is recorded: pre and the terminal event are appended
+// in one transaction.
+func (r *run) finishAfter(ctx context.Context, state *workflow.Workflow, pre []event.Data) error {
+	done, err := state.Finish()
 	if err != nil {
 		return err
 	}
 	fee := func(tx *eventstore.Tx) error {
 		return r.end(tx, credit.Settlement{Reason: done.EventType(), Charges: r.charges("orchestration_fee", map[int]int{0: done.Fee})})
 	}
-	err = r.transact(ctx, []event.Data{done}, fee)
+	err = r.transact(ctx, append(slices.Clip(pre), done), fee)
 	if errors.Is(err, credit.ErrInsufficient) {
 		// a run without a reservation whose balance was spent elsewhere
 		// since execute checked it: the deliverable is not held back for
 		// the fee
 		r.w.log.Warn("orchestration fee not covered by the balance; completing without it", "workflow_id", r.wf.ID(), "fee", done.Fee)
 		waived := done.WaiveFee()
-		err = r.transact(ctx, []event.Data{waived}, func(tx *eventstore.Tx) error {
+		err = r.transact(ctx, append(slices.Clip(pre), waived), func(tx *eventstore.Tx) error {
 			return r.end(tx, credit.Settlement{Reason: waived.EventType()})
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"svc/adapters/outbound"
 	"svc/domain/catalog"
 	"svc/domain/workflow"
+	"svc/eventstore/event"
 )
 
 // request describes a call about the workflow to the LLM port.
@@ -42,7 +43,7 @@ func (r *run) request(kind string, step workflow.PlannedStep) llm.Request {
 // review that cannot run leaves the score null (never 0) and says why.
 func (r *run) review(ctx context.Context) error {
 	if events, ok := r.wf.ReviewByValidation(); ok {
-		return r.record(ctx, events...)
+		return r.reviewed(ctx, events...)
 	}
 	if err := r.record(ctx, r.wf.StartReview()...); err != nil {
 		return err
@@ -68,7 +69,16 @@ func (r *run) review(ctx context.Context) error {
 		f := failure(err)
 		rev = workflow.Review{Failure: &f}
 	}
-	return r.record(ctx, r.wf.Reviewed(rev))
+	return r.reviewed(ctx, r.wf.Reviewed(rev))
+}
+
+// reviewed records the review's events, with the run's terminal event when
+// that is what follows (finish), else on their own.
+func (r *run) reviewed(ctx context.Context, events ...event.Data) error {
+	if after, err := r.wf.After(time.Now(), events...); err == nil && after.Next().Action == workflow.ActFinish {
+		return r.finishAfter(ctx, after, events)
+	}
+	return r.record(ctx, events...)
 }
 
 // probeOnce checks, once per run, that the plan's context connections

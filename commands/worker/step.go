@@ -14,8 +14,9 @@ import (
 // chunks is how many parts a step run in chunked mode is split into.
 const chunks = 2
 
-// step runs one planned step and hands its outcome to the aggregate.
-func (r *run) step(ctx context.Context, next workflow.Next) error {
+// step runs one planned step and hands its outcome to the aggregate;
+// started: its StepStarted is recorded already (complete, start).
+func (r *run) step(ctx context.Context, next workflow.Next, started bool) error {
 	step := next.Step
 	if next.Strategy == workflow.StrategySalvage {
 		return r.record(ctx, r.wf.SalvageStep(step))
@@ -28,8 +29,10 @@ func (r *run) step(ctx context.Context, next workflow.Next) error {
 			return err
 		}
 	}
-	if err := r.record(ctx, r.wf.StartStep(next)); err != nil {
-		return err
+	if !started {
+		if err := r.record(ctx, r.wf.StartStep(next)); err != nil {
+			return err
+		}
 	}
 	var (
 		res workflow.Result

@@ -30,6 +30,9 @@ type Config struct {
 	Lease time.Duration
 	// Poll is how often the read model is searched for work.
 	Poll time.Duration
+	// Wake signals that the workflows read model moved (in any process):
+	// the read model is searched then too (see jobs.Config.Wake).
+	Wake <-chan struct{}
 	// ProbeTimeout bounds the check of a plan's context connection.
 	ProbeTimeout time.Duration
 	// DisallowDirect makes direct runs fall back to standard execution
@@ -45,10 +48,13 @@ func (c *Config) defaults() {
 		c.Concurrency = 32
 	}
 	if c.Lease <= 0 {
-		c.Lease = 30 * time.Second
+		c.Lease = 10 * time.Second
 	}
 	if c.Poll <= 0 {
 		c.Poll = 250 * time.Millisecond
+		if c.Wake != nil { // the poll is only a safety net
+			c.Poll = 30 * time.Second
+		}
 	}
 	if c.ProbeTimeout <= 0 {
 		c.ProbeTimeout = 5 * time.Second
@@ -63,6 +69,7 @@ type Worker struct {
 	cfg      Config
 	log      *slog.Logger
 	jobs     *jobs.Runner
+	charges  *charger // groups the step charges of an org's runs (charge.go)
 }
 
 // New returns a worker appending through repos, calling provider for steps
@@ -72,9 +79,9 @@ func New(repos *commands.Repositories, provider llm.Provider, outbound *http.Cli
 		panic("nil dependency")
 	}
 	cfg.defaults()
-	w := &Worker{repos: repos, llm: provider, outbound: outbound, cfg: cfg, log: log.With("worker", cfg.ID)}
+	w := &Worker{repos: repos, llm: provider, outbound: outbound, cfg: cfg, log: log.With("worker", cfg.ID), charges: newCharger(repos)}
 	w.jobs = jobs.New(repos.Store.Pool(), jobs.Config{Kind: jobs.KindWorkflow, ID: cfg.ID, Concurrency: cfg.Concurrency,
-		Lease: cfg.Lease, Poll: cfg.Poll, Find: w.runnable, Run: w.job}, w.log)
+		Lease: cfg.Lease, Poll: cfg.Poll, Wake: cfg.Wake, Find: w.runnable, Run: w.job}, w.log)
 	return w
 }
 

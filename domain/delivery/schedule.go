@@ -51,3 +51,10 @@ func Schedule(wf *workflow.Workflow, eventID, typ string, body []byte, now time.
 	return Scheduled{DeliveryID: ID(eventID, q.Delivery.WebhookID), OrgID: wf.OrgID(), WorkflowID: wf.ID(), Event: typ,
 		URL: q.Delivery.WebhookURL, WebhookID: q.Delivery.WebhookID, SourceEventID: eventID, Body: string(body), NextAttemptAt: now.UTC()}
 }
+
+// DeliveredTypes lists the workflow event types Delivers accepts, for a
+// subscriber woken by type.
+func DeliveredTypes() []string {
+	return []string{workflow.EventStepCompleted, workflow.EventCompleted, workflow.EventFailed,
+		workflow.EventRejected, workflow.EventHalted, workflow.EventTimedOut}
+}

@@ -3,8 +3,11 @@ package workflow
 import (
 	"errors"
 	"fmt"
-	"svc/eventstore/event"
+	"maps"
+	"slices"
 	"time"
+
+	"svc/eventstore/event"
 )
 
 // Domain errors of execution.
@@ -73,6 +76,40 @@ func Load(events []event.Event) (*Workflow, error) {
 		return nil, err
 	}
 	return w, nil
+}
+
+// Clone is a copy of w that folds events without changing w: a fold
+// cache's private copy (the workflows read model).
+func (w *Workflow) Clone() *Workflow {
+	c := *w
+	c.steps = make([]*stepState, len(w.steps))
+	for i, s := range w.steps {
+		cs := *s
+		c.steps[i] = &cs
+	}
+	c.passed = maps.Clone(w.passed)
+	if c.passed == nil {
+		c.passed = map[int]bool{}
+	}
+	// slices the fold appends to: the copy gets its own backing arrays
+	c.guidance = slices.Clip(w.guidance)
+	c.calls = slices.Clip(w.calls)
+	return &c
+}
+
+// After is the workflow as it will stand once data, decided now, is
+// recorded at: a copy, w unchanged. A worker asks it what follows events
+// it is about to append (the next step starts in the same append).
+func (w *Workflow) After(at time.Time, data ...event.Data) (*Workflow, error) {
+	c := w.Clone()
+	for _, d := range data {
+		if err := c.apply(d, at); err != nil {
+			return nil, err
+		}
+		c.version++
+		c.updatedAt = at
+	}
+	return c, nil
 }
 
 // Apply folds one event of the workflow's stream. An event of another

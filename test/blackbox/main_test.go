@@ -137,28 +137,34 @@ func (s *server) stop() error {
 	s.stopOnce.Do(func() {
 		defer dropDB(s.dbURL)
 		defer s.keepLog()
-		select {
-		case <-s.exited:
-			s.stopErr = fmt.Errorf("svc serve had already exited (%v)", s.waitErr)
-			return
-		default:
-		}
-		if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-			s.stopErr = fmt.Errorf("SIGTERM: %w", err)
-			return
-		}
-		select {
-		case <-s.exited:
-			if s.waitErr != nil {
-				s.stopErr = fmt.Errorf("svc serve did not exit 0 after SIGTERM: %v", s.waitErr)
-			}
-		case <-time.After(30 * time.Second):
-			_ = s.cmd.Process.Kill()
-			<-s.exited
-			s.stopErr = errors.New("svc serve did not exit within 30 s of SIGTERM")
-		}
+		s.terminate()
 	})
 	return s.stopErr
+}
+
+// terminate sends SIGTERM and records in stopErr anything but an exit
+// with status 0 within 30 s.
+func (s *server) terminate() {
+	select {
+	case <-s.exited:
+		s.stopErr = fmt.Errorf("svc serve had already exited (%v)", s.waitErr)
+		return
+	default:
+	}
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		s.stopErr = fmt.Errorf("SIGTERM: %w", err)
+		return
+	}
+	select {
+	case <-s.exited:
+		if s.waitErr != nil {
+			s.stopErr = fmt.Errorf("svc serve did not exit 0 after SIGTERM: %v", s.waitErr)
+		}
+	case <-time.After(30 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-s.exited
+		s.stopErr = errors.New("svc serve did not exit within 30 s of SIGTERM")
+	}
 }
 
 // keepLog writes the server's log to $BLACKBOX_LOG_DIR/<database>.log when

@@ -54,49 +54,13 @@ func (s *server) openSSE(t testing.TB, r req) *sseConn {
 // event stream.
 func (s *server) trySSE(t testing.TB, r req) (*sseConn, *response) {
 	t.Helper()
-	var body io.Reader
-	switch b := r.Body.(type) {
-	case nil:
-	case string:
-		body = strings.NewReader(b)
-	default:
-		raw, err := json.Marshal(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body = bytes.NewReader(raw)
-	}
-	method := r.Method
-	if method == "" {
-		method = http.MethodGet
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	hr, err := http.NewRequestWithContext(ctx, method, s.base+r.Path, body)
+	c, out, err := openStream(s, r)
 	if err != nil {
-		cancel()
-		t.Fatal(err)
+		t.Fatalf("%s %s: %v", r.Method, r.Path, err)
 	}
-	if body != nil {
-		hr.Header.Set("Content-Type", "application/json")
-	}
-	if r.Key != "" {
-		hr.Header.Set("x-api-key", r.Key)
-	}
-	for k, v := range r.Header {
-		hr.Header.Set(k, v)
-	}
-	resp, err := sseClient.Do(hr)
-	if err != nil {
-		cancel()
-		t.Fatalf("%s %s: %v", method, r.Path, err)
-	}
-	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		defer cancel()
-		defer resp.Body.Close()
-		raw, _ := io.ReadAll(resp.Body)
-		out := &response{Status: resp.StatusCode, Header: resp.Header, Raw: raw, RequestID: resp.Header.Get("X-Request-Id")}
-		if tr := bytes.TrimSpace(raw); len(tr) > 0 && tr[0] == '{' {
-			dec := json.NewDecoder(bytes.NewReader(raw))
+	if c == nil {
+		if tr := bytes.TrimSpace(out.Raw); len(tr) > 0 && tr[0] == '{' {
+			dec := json.NewDecoder(bytes.NewReader(out.Raw))
 			dec.UseNumber()
 			_ = dec.Decode(&out.Body)
 		}
@@ -105,9 +69,7 @@ func (s *server) trySSE(t testing.TB, r req) (*sseConn, *response) {
 		}
 		return nil, out
 	}
-	c := &sseConn{Header: resp.Header, RequestID: resp.Header.Get("X-Request-Id"), msgs: make(chan sseMsg, 1024), cancel: cancel, opened: time.Now()}
-	t.Cleanup(cancel)
-	go c.read(resp.Body)
+	t.Cleanup(c.cancel)
 	return c, nil
 }
 

@@ -51,17 +51,22 @@ func main() {
 }
 
 type result struct {
-	Workflows       int            `json:"workflows"`
-	Concurrency     int            `json:"concurrency"`
-	ExecuteErrors   int            `json:"execute_errors"`
-	Statuses        map[string]int `json:"statuses"`
-	WallSeconds     float64        `json:"wall_seconds"`
-	Steps           int            `json:"steps"`
-	OverheadP50MS   float64        `json:"overhead_per_step_p50_ms"`
-	OverheadP95MS   float64        `json:"overhead_per_step_p95_ms"`
-	OverheadMeanMS  float64        `json:"overhead_per_step_mean_ms"`
-	LLMPerStepMS    float64        `json:"llm_call_per_step_mean_ms"`
-	FirstErrorCause string         `json:"first_error,omitempty"`
+	Workflows      int            `json:"workflows"`
+	Concurrency    int            `json:"concurrency"`
+	ExecuteErrors  int            `json:"execute_errors"`
+	Statuses       map[string]int `json:"statuses"`
+	WallSeconds    float64        `json:"wall_seconds"`
+	Steps          int            `json:"steps"`
+	OverheadP50MS  float64        `json:"overhead_per_step_p50_ms"`
+	OverheadP95MS  float64        `json:"overhead_per_step_p95_ms"`
+	OverheadMeanMS float64        `json:"overhead_per_step_mean_ms"`
+	LLMPerStepMS   float64        `json:"llm_call_per_step_mean_ms"`
+	// RunSeconds is the time from the first WorkflowStarted to the last
+	// terminal event of the runs (the log's clock, so the clients' polling
+	// interval is not in it); StepsPerSecond is Steps over it.
+	RunSeconds      float64 `json:"run_seconds"`
+	StepsPerSecond  float64 `json:"steps_per_second"`
+	FirstErrorCause string  `json:"first_error,omitempty"`
 }
 
 func run(ctx context.Context, base, key, dbURL string, n, c int) (result, error) {
@@ -214,6 +219,17 @@ func overhead(ctx context.Context, dbURL string, ids []string, out *result) erro
 	}
 	if err := rows.Err(); err != nil {
 		return err
+	}
+	var span *float64
+	if err := pool.QueryRow(ctx, `SELECT extract(epoch FROM
+			max(recorded_at) FILTER (WHERE type IN ('WorkflowCompleted', 'WorkflowFailed', 'WorkflowHalted'))
+			- min(recorded_at) FILTER (WHERE type = 'WorkflowStarted'))
+		FROM events WHERE stream_id = ANY($1)`, streams).Scan(&span); err != nil {
+		return err
+	}
+	if span != nil && *span > 0 {
+		out.RunSeconds = round(*span)
+		out.StepsPerSecond = round(float64(out.Steps) / *span)
 	}
 	if len(per) == 0 {
 		return nil

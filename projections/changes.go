@@ -1,0 +1,19 @@
+package projections
+
+import "svc/domain/workflow"
+
+// WorkflowChanged returns a channel signalled (coalesced) after each commit
+// that appends to workflow id's stream, in this process and, while the
+// store's Push runs, in every other; and a function that stops the signals.
+// An event stream (SSE) waits on it instead of polling.
+func (q *Queries) WorkflowChanged(id string) (<-chan struct{}, func()) {
+	return q.store.SubscribeStream(workflow.Stream(id))
+}
+
+// PrincipalsChanged returns a channel signalled after the keys or the
+// organizations read model changed, in any process while the store's Push
+// runs: a cache of principals (PrincipalByHash) drops its entries then,
+// so a revoked key or a new tier counts at once on every instance.
+func (q *Queries) PrincipalsChanged() (<-chan struct{}, func()) {
+	return q.store.SubscribeTypes(Moved(Keys{}.Name()), Moved(Organizations{}.Name()))
+}
