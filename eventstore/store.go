@@ -274,10 +274,12 @@ func (s *Store) ReadAll(ctx context.Context, db DB, after event.Position, limit 
 }
 
 // headSQL reads the last event readers may read now (below the oldest
-// transaction still running), in read order: the primary key's, backwards.
-const headSQL = `SELECT transaction_id::text, position FROM events
-WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-ORDER BY transaction_id DESC, position DESC LIMIT 1`
+// transaction still running), in read order: the primary key's, backwards,
+// one index entry. The text copy of the transaction id has its own name
+// so that ORDER BY means the xid8 column (a text sort reads every row).
+const headSQL = `SELECT e.transaction_id::text AS tx_text, e.position FROM events e
+WHERE e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+ORDER BY e.transaction_id DESC, e.position DESC LIMIT 1`
 
 // Head returns the last event ReadAll may return now, through db; false
 // for none. Every event up to it belongs to a transaction that has ended,

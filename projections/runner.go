@@ -194,6 +194,14 @@ func (r *Runner) follow(ctx context.Context, p Projection, wake <-chan struct{})
 			continue
 		case n > 0:
 			backoff, hidden = max(r.poll, 100*time.Millisecond), 0
+			select {
+			case <-wake: // more came meanwhile: no need to look first
+				mode = noLook
+			default:
+				if n == r.batch { // a full batch: more is there
+					mode = noLook
+				}
+			}
 			continue
 		case hidden > 0 && (hidden <= hiddenRetries || r.hiddenEvents(ctx)):
 			// 1, 2, 4 ... 64 ms; then every 100 ms while committed events
@@ -241,10 +249,12 @@ const hiddenRetries = 7
 // found nothing may be owed them. (False on error: the next wake-up
 // or the store's head check comes anyway.)
 func (r *Runner) hiddenEvents(ctx context.Context) bool {
-	var held bool
-	err := r.store.Pool().QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM events
-		WHERE transaction_id >= pg_snapshot_xmin(pg_current_snapshot()))`).Scan(&held)
-	return err == nil && held
+	// the primary key, backwards from its end: one index entry at most
+	var one int
+	err := r.store.Pool().QueryRow(ctx, `SELECT 1 FROM events
+		WHERE transaction_id >= pg_snapshot_xmin(pg_current_snapshot())
+		ORDER BY transaction_id DESC LIMIT 1`).Scan(&one)
+	return err == nil
 }
 
 // Step applies one batch to the active generation of p and returns how many

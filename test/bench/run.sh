@@ -413,7 +413,7 @@ if ! skip exec; then
 	key=$(jq -r .key "$OUT/exec-signup.json") org=$(jq -r .org_id "$OUT/exec-signup.json")
 	export_exec bin/svc org set-tier --org "$org" --tier enterprise >/dev/null
 	export_exec bin/svc credits grant --org "$org" --credits 100000000 --reason "benchmark" >/dev/null
-	for _ in $(seq 100); do # the key cache is emptied once the read model has the tier
+	for _ in $(seq 150); do # the key cache is emptied once the read model has the tier
 		[[ $(curl -fsS "$base/api/keys/verify" -H "x-api-key: $key" | jq -r .is_paid) == true ]] && break
 		sleep 0.1
 	done
@@ -469,7 +469,7 @@ if ! skip push; then
 	p50=$(jq -r .visible_p50_ms "$OUT/push.json") p99=$(jq -r .visible_p99_ms "$OUT/push.json")
 	achieved=$(jq -r '.achieved_rate | round' "$OUT/push.json") lost=$(jq -r .not_visible "$OUT/push.json")
 	log "  idle: $idle statements/s ($idlex db transactions/s); at $achieved appends/s: visible p50 $p50 ms, p99 $p99 ms, $lost never visible"
-	result "idle instance: statements to PostgreSQL per second" "$idle" "db transactions/s (all clients): $idlex" "-" "< 1" "$(awk -v a="$idle" 'BEGIN { print (a < 1) ? "PASS" : "FAIL" }')"
+	result "idle instance: statements to PostgreSQL per second" "$idle" "db transactions/s (all clients): $idlex" "-" "< 1" "$(awk -v a="$idle" 'BEGIN { print (a >= 0 && a < 1) ? "PASS" : "FAIL" }')"
 	result "append to read model visible, p99 at $achieved appends/s (ms)" "$p99" "p50 $p50 ms; never visible: $lost" "-" "< 20 ms" "$(awk -v a="$p99" -v l="$lost" 'BEGIN { print (a < 20 && l == 0) ? "PASS" : "FAIL" }')"
 fi
 
