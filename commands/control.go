@@ -6,6 +6,7 @@ import (
 	"svc/domain/credit"
 	"svc/domain/workflow"
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // Helpers that coordinate the workflow aggregate with the org-level ones
@@ -122,6 +123,27 @@ func releaseSlot(tx *eventstore.Tx, repos *Repositories, wf *workflow.Workflow) 
 	if released, ok := active.Release(wf.ID()); ok {
 		_, err = repos.Slots.Save(tx, wf.OrgID(), active, released)
 	}
+	return err
+}
+
+// ReleaseSlots frees the places under the concurrent limit of runs of
+// orgID that ended (those that hold one), in one append, under the org's
+// lock (taken by the caller): several runs ended in one transaction.
+func ReleaseSlots(tx *eventstore.Tx, repos *Repositories, orgID string, ids []string) error {
+	active, err := repos.Slots.Load(tx, orgID)
+	if err != nil {
+		return err
+	}
+	var released []event.Data
+	for _, id := range ids {
+		if r, ok := active.Release(id); ok {
+			released = append(released, r)
+		}
+	}
+	if len(released) == 0 {
+		return nil
+	}
+	_, err = repos.Slots.Save(tx, orgID, active, released...)
 	return err
 }
 

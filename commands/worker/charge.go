@@ -53,12 +53,14 @@ type orgQueue struct {
 	busy    bool
 }
 
-// pending is one run's step results waiting to be written and charged.
+// pending is one run's step results waiting to be written and charged,
+// or its terminal event waiting to be written and settled (settle).
 type pending struct {
 	ctx     context.Context
 	r       *run
 	results []event.Data
 	charges []credit.Charged
+	settle  *credit.Settlement // the run ends: its settlement (commands.EndRun)
 	// done receives the outcome, or lead: this run writes the next group.
 	done chan outcome
 }
@@ -76,7 +78,21 @@ func newCharger(repos *commands.Repositories) *charger {
 // transaction it may share with other runs of the org. It returns once
 // they are committed and r's workflow has folded them (or not: the error).
 func (c *charger) write(ctx context.Context, r *run, results []event.Data, charges []credit.Charged) error {
-	p := &pending{ctx: ctx, r: r, results: results, charges: charges, done: make(chan outcome, 1)}
+	return c.queue(&pending{ctx: ctx, r: r, results: results, charges: charges, done: make(chan outcome, 1)})
+}
+
+// end appends data, which ends r's run, and settles the run on the org's
+// ledger and frees its slot (what commands.EndRun does), in a transaction
+// it may share with other runs of the org, which then waits for the WAL
+// flush (decision 44).
+func (c *charger) end(ctx context.Context, r *run, data []event.Data, s credit.Settlement) error {
+	s.WorkflowID = r.wf.ID()
+	return c.queue(&pending{ctx: ctx, r: r, results: data, settle: &s, done: make(chan outcome, 1)})
+}
+
+// queue writes p with the next group of its org and returns its outcome.
+func (c *charger) queue(p *pending) error {
+	r := p.r
 	org := r.wf.OrgID()
 	c.mu.Lock()
 	q := c.orgs[org]
@@ -167,9 +183,10 @@ func without(group []*pending, p *pending) []*pending {
 }
 
 // transact appends each run's results to its workflow (in group order,
-// the workflows first: commands' append order), then the charges of them
-// all to the org's ledger under the org's lock, in one transaction that
-// does not end a run (no wait for the WAL flush, decision 44).
+// the workflows first: commands' append order), then the charges and the
+// settlements of them all to the org's ledger under the org's lock, then
+// the slots of the runs that ended, in one transaction; it waits for the
+// WAL flush only when it ends a run (decision 44).
 func (c *charger) transact(group []*pending) error {
 	first := group[0]
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(first.ctx), groupTimeout)
@@ -183,7 +200,18 @@ func (c *charger) transact(group []*pending) error {
 		meta = event.Metadata{OrgID: meta.OrgID, Actor: meta.Actor}
 	}
 	ctx = event.WithMetadata(ctx, meta)
-	_, err := c.repos.Store.Run(ctx, eventstore.TxOptions{Async: true}, func(tx *eventstore.Tx) error {
+	var (
+		settlements []credit.Settlement
+		ended       []string
+	)
+	for _, p := range group {
+		if p.settle != nil {
+			settlements = append(settlements, *p.settle)
+			ended = append(ended, p.r.wf.ID())
+		}
+	}
+	// a group that ends a run commits as EndRun's transaction does
+	_, err := c.repos.Store.Run(ctx, eventstore.TxOptions{Async: len(ended) == 0}, func(tx *eventstore.Tx) error {
 		var charges []credit.Charged
 		for _, p := range group {
 			_, err := c.repos.Workflows.SaveWith(tx, p.r.wf.ID(), p.r.wf, event.MetadataFrom(p.ctx), p.results...)
@@ -195,19 +223,26 @@ func (c *charger) transact(group []*pending) error {
 			}
 			charges = append(charges, p.charges...)
 		}
-		if len(charges) == 0 {
+		if len(charges) == 0 && len(settlements) == 0 {
 			return nil
 		}
 		ledger, err := commands.LoadLedgerLocked(tx, c.repos, org)
 		if err != nil {
 			return err
 		}
-		decided, err := ledger.ChargeAll(charges)
+		decided, _, err := ledger.Decide(charges, settlements)
 		if err != nil {
 			return err
 		}
-		_, err = c.repos.Ledgers.SaveWith(tx, org, ledger, meta, decided...)
-		return err
+		if len(decided) > 0 {
+			if _, err := c.repos.Ledgers.SaveWith(tx, org, ledger, meta, decided...); err != nil {
+				return err
+			}
+		}
+		if len(ended) == 0 {
+			return nil
+		}
+		return commands.ReleaseSlots(tx, c.repos, org, ended)
 	})
 	return err
 }

@@ -208,19 +208,17 @@ func (r *run) finishAfter(ctx context.Context, state *workflow.Workflow, pre []e
 	if err != nil {
 		return err
 	}
-	fee := func(tx *eventstore.Tx) error {
-		return r.end(tx, credit.Settlement{Reason: done.EventType(), Charges: r.charges("orchestration_fee", map[int]int{0: done.Fee})})
-	}
-	err = r.transact(ctx, append(slices.Clip(pre), done), fee)
+	// the ending may share its transaction with other runs of the org
+	// (charge.go): what EndRun does, for all of them at once
+	err = r.w.charges.end(ctx, r, append(slices.Clip(pre), done),
+		credit.Settlement{Reason: done.EventType(), Charges: r.charges("orchestration_fee", map[int]int{0: done.Fee})})
 	if errors.Is(err, credit.ErrInsufficient) {
 		// a run without a reservation whose balance was spent elsewhere
 		// since execute checked it: the deliverable is not held back for
 		// the fee
 		r.w.log.Warn("orchestration fee not covered by the balance; completing without it", "workflow_id", r.wf.ID(), "fee", done.Fee)
 		waived := done.WaiveFee()
-		err = r.transact(ctx, append(slices.Clip(pre), waived), func(tx *eventstore.Tx) error {
-			return r.end(tx, credit.Settlement{Reason: waived.EventType()})
-		})
+		err = r.w.charges.end(ctx, r, append(slices.Clip(pre), waived), credit.Settlement{Reason: waived.EventType()})
 	}
 	if err == nil {
 		r.w.log.Info("workflow finished", "workflow_id", r.wf.ID(), "status", r.wf.Status(), "credits_used", r.wf.View(false).CreditsUsed)

@@ -364,6 +364,38 @@ func (l *Ledger) Settle(s Settlement) (SettleResult, error) {
 	return out, nil
 }
 
+// Decide decides charges together (ChargeAll) and then each settlement
+// (Settle), each on the ledger as the decisions before it leave it: the
+// step charges and the run endings of several runs of the org, for one
+// append. A refusal of any of them refuses them all (the caller decides
+// them again one run at a time). results holds one SettleResult per
+// settlement, in order.
+func (l *Ledger) Decide(charges []Charged, settlements []Settlement) (events []event.Data, results []SettleResult, err error) {
+	w := l.Clone()
+	if len(charges) > 0 {
+		decided, err := w.ChargeAll(charges)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, d := range decided {
+			w.apply(d)
+		}
+		events = append(events, decided...)
+	}
+	for _, st := range settlements {
+		res, err := w.Settle(st)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, d := range res.Events {
+			w.apply(d)
+		}
+		events = append(events, res.Events...)
+		results = append(results, res)
+	}
+	return events, results, nil
+}
+
 // Clone copies the ledger.
 func (l *Ledger) Clone() *Ledger {
 	c := *l

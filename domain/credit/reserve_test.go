@@ -260,3 +260,37 @@ func TestHistoryKeepsSettledRuns(t *testing.T) {
 		t.Fatalf("balance %d reserved %d version %d", l.Balance(), l.Reserved(), l.Version())
 	}
 }
+
+// Decide: the step charges of one run and the endings of two others, for
+// one append; each settlement sees the ledger the decisions before it
+// leave, so two unreserved fees cannot both spend the same balance.
+func TestDecideChargesAndSettlementsTogether(t *testing.T) {
+	l := ledger(t, credit.Granted{OrgID: org, Amount: 1000, Reason: credit.ReasonSignup})
+	fold(t, l, reserve(t, l, "wr_a", 300))
+	fold(t, l, reserve(t, l, "wr_b", 200))
+	// balance 500: wr_a's step (400: 300 held, 100 spent), wr_b's fee
+	// (250: 200 held, 50 spent), wr_c's fee (unreserved, 300)
+	events, results, err := l.Decide(
+		[]credit.Charged{{Amount: 400, Reason: "workflow_step", WorkflowID: "wr_a", Step: 1}},
+		[]credit.Settlement{
+			{WorkflowID: "wr_b", Reason: "WorkflowCompleted", Charges: []credit.Charged{{Amount: 250, Reason: "orchestration_fee"}}},
+			{WorkflowID: "wr_c", Reason: "WorkflowCompleted", Charges: []credit.Charged{{Amount: 300, Reason: "orchestration_fee"}}},
+		})
+	if err != nil || len(results) != 2 || results[0].Released != 0 {
+		t.Fatalf("decide: %v %+v", err, results)
+	}
+	fold(t, l, events...)
+	if l.Balance() != 50 || l.Reserved() != 0 || l.ChargedTo("wr_a") != 400 || l.Held("wr_b") != 0 {
+		t.Fatalf("after: balance %d reserved %d", l.Balance(), l.Reserved())
+	}
+	// two unreserved fees of 40 against a balance of 50: refused together
+	if _, _, err := l.Decide(nil, []credit.Settlement{
+		{WorkflowID: "wr_d", Reason: "WorkflowCompleted", Charges: []credit.Charged{{Amount: 40, Reason: "orchestration_fee"}}},
+		{WorkflowID: "wr_e", Reason: "WorkflowCompleted", Charges: []credit.Charged{{Amount: 40, Reason: "orchestration_fee"}}},
+	}); !errors.Is(err, credit.ErrInsufficient) {
+		t.Fatalf("two fees beyond the balance: %v", err)
+	}
+	if l.Balance() != 50 {
+		t.Fatalf("a refused decision changed the ledger: balance %d", l.Balance())
+	}
+}
