@@ -45,10 +45,7 @@ func LockOrg(tx *eventstore.Tx, orgID string) error {
 // LoadLedger takes the org's lock and loads its ledger in tx, for a
 // transaction that appends to it.
 func LoadLedger(tx *eventstore.Tx, repos *Repositories, orgID string) (*credit.Ledger, error) {
-	if err := LockOrg(tx, orgID); err != nil {
-		return nil, err
-	}
-	return repos.Ledgers.Load(tx, orgID)
+	return LoadLedgerLocked(tx, repos, orgID) // the lock and the read in one round trip
 }
 
 // EndRun is the org-level side of the event that ends wf's run, appended
@@ -177,15 +174,15 @@ func claim(active *workflow.Slots, id, tier string) (slot workflow.SlotTaken, ta
 	return slot, true, nil
 }
 
-// reserve has the org's ledger hold amount credits for the run of
-// workflow id (execute: the plan's estimate; resume: what remains), in tx,
-// under the org's lock: a run that holds some already reserves only the
+// reserve takes the org's lock (with the ledger's read, in one round
+// trip) and has the org's ledger hold amount credits for the run of
+// workflow id (execute: the plan's estimate; resume: what remains), in tx: a run that holds some already reserves only the
 // difference. When the spendable balance does not cover it,
 // *InsufficientCreditsError, whose Balance is what the run could draw on
 // (the spendable balance and what it holds).
 func reserve(tx *eventstore.Tx, repos *Repositories, orgID, id string, amount int) error {
 	if amount <= 0 {
-		return nil
+		return LockOrg(tx, orgID)
 	}
 	ledger, err := LoadLedger(tx, repos, orgID)
 	if err != nil {

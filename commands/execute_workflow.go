@@ -264,13 +264,12 @@ func (h ExecuteWorkflowHandler) queue(tx *eventstore.Tx, cmd ExecuteWorkflow, fr
 	// (control.go): an accepted run holds its estimate, so what other runs
 	// and charges hold or spend meanwhile cannot halt it (decision 34);
 	// the slot, decided above, is taken at the version read now
-	if err := LockOrg(tx, cmd.OrgID); err != nil {
-		return WorkflowQueued{}, err
+	amount := planned.Credits
+	if q.Free {
+		amount = 0 // the lock alone
 	}
-	if !q.Free {
-		if err := reserve(tx, h.repos, cmd.OrgID, planned.WorkflowID, planned.Credits); err != nil {
-			return WorkflowQueued{}, err
-		}
+	if err := reserve(tx, h.repos, cmd.OrgID, planned.WorkflowID, amount); err != nil {
+		return WorkflowQueued{}, err
 	}
 	if err := takeSlot(tx, h.repos, cmd.OrgID, planned.WorkflowID, cmd.Tier); err != nil {
 		return WorkflowQueued{}, err

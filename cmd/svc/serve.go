@@ -91,15 +91,16 @@ func runServe(ctx context.Context, args []string) error {
 	repos := commands.NewRepositories(store)
 	queries := projections.NewQueries(store, repos.Workflows, runner, log)
 	planner := planning.NewPlanner(catalog.Default())
-	handlers := commands.NewHandlers(repos, commands.Ports{
-		Planner: planner, Sealer: box, NewSecret: webhook.NewSecret,
-		Connections: mcpctx.NewChecker(outboundClient, log), CostHistory: queries,
-		LLM: provider, Mail: sender, BaseURL: cfg.BaseURL, InteractiveIdle: cfg.InteractiveIdle, Log: log, Consistency: queries,
-	})
 	workflowsMoved, stopWorkflowsMoved := store.SubscribeTypes(projections.Moved(projections.Workflows{}.Name()))
 	defer stopWorkflowsMoved()
 	workers := worker.New(repos, provider, outboundClient, worker.Config{Concurrency: cfg.Workers, Lease: cfg.WorkerLease,
 		Wake: workflowsMoved, DisallowDirect: !cfg.DirectExecution}, log)
+	handlers := commands.NewHandlers(repos, commands.Ports{
+		Planner: planner, Sealer: box, NewSecret: webhook.NewSecret,
+		Connections: mcpctx.NewChecker(outboundClient, log), CostHistory: queries,
+		LLM: provider, Mail: sender, BaseURL: cfg.BaseURL, InteractiveIdle: cfg.InteractiveIdle, Log: log, Consistency: queries,
+		Runs: workers, // a queued run starts before execute's read-your-writes wait
+	})
 	api := httpapi.New(httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies, Version: version,
 		SSEHeartbeat: cfg.SSEHeartbeat, SSETimeout: cfg.SSETimeout},
 		httpapi.Deps{Commands: handlers, Queries: queries, Limiter: apiLimiter{limiter}, Log: log, Catalog: planner.Catalog(), Kicker: workers,
