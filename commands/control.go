@@ -36,16 +36,22 @@ import (
 // apart from the one-key ones such as the interactive step lock).
 const orgLockClass = 7_240_002
 
+// lockOrgSQL takes the org's lock until the transaction ends.
+const lockOrgSQL = `SELECT pg_advisory_xact_lock($1, hashtext($2))`
+
 // LockOrg takes the org's lock until tx ends (see "Org lock" above).
 func LockOrg(tx *eventstore.Tx, orgID string) error {
-	_, err := tx.DB().Exec(tx.Context(), `SELECT pg_advisory_xact_lock($1, hashtext($2))`, orgLockClass, orgID)
+	_, err := tx.DB().Exec(tx.Context(), lockOrgSQL, orgLockClass, orgID)
 	return err
 }
 
 // LoadLedger takes the org's lock and loads its ledger in tx, for a
-// transaction that appends to it.
+// transaction that appends to it: in one round trip when this process has
+// folded the ledger before (its fold cache), the lock and the read of the
+// ledger's events since sent together, so the lock is held one round
+// trip less.
 func LoadLedger(tx *eventstore.Tx, repos *Repositories, orgID string) (*credit.Ledger, error) {
-	return LoadLedgerLocked(tx, repos, orgID) // the lock and the read in one round trip
+	return repos.Ledgers.LoadAfter(tx, orgID, lockOrgSQL, orgLockClass, orgID)
 }
 
 // EndRun is the org-level side of the event that ends wf's run, appended
@@ -176,8 +182,9 @@ func claim(active *workflow.Slots, id, tier string) (slot workflow.SlotTaken, ta
 
 // reserve takes the org's lock (with the ledger's read, in one round
 // trip) and has the org's ledger hold amount credits for the run of
-// workflow id (execute: the plan's estimate; resume: what remains), in tx: a run that holds some already reserves only the
-// difference. When the spendable balance does not cover it,
+// workflow id (execute: the plan's estimate; resume: what remains), in
+// tx: a run that holds some already reserves only the difference; with
+// amount 0 it only takes the lock. When the spendable balance does not cover it,
 // *InsufficientCreditsError, whose Balance is what the run could draw on
 // (the spendable balance and what it holds).
 func reserve(tx *eventstore.Tx, repos *Repositories, orgID, id string, amount int) error {

@@ -37,29 +37,6 @@ type Ports struct {
 	// after it, reflect its events (projections.Queries); nil skips the
 	// wait (tests without read models).
 	Consistency Waiter
-	// Runs is told of each workflow execute queued as soon as it is
-	// committed, before the read-your-writes wait (optional: the workers
-	// find it in the read model).
-	Runs Kicker
-}
-
-// Kicker starts a queued workflow's run (commands/worker).
-type Kicker interface{ Kick(workflowID string) }
-
-// withKick tells kicker of each workflow h queued, once committed.
-func withKick[C any, R any](h Handler[C, R], kicker Kicker, queued func(R) []string) Handler[C, R] {
-	if kicker == nil {
-		return h
-	}
-	return HandlerFunc[C, R](func(ctx context.Context, cmd C) (R, error) {
-		r, err := h.Handle(ctx, cmd)
-		if err == nil {
-			for _, id := range queued(r) {
-				kicker.Kick(id)
-			}
-		}
-		return r, err
-	})
 }
 
 // Handlers are the command handlers the API runs, one per command, each
@@ -99,18 +76,10 @@ func NewHandlers(repos *Repositories, p Ports) *Handlers {
 		VerifyEmail:        ready(Handler[VerifyEmail, EmailVerified](NewVerifyEmailHandler(repos)), log, p.Consistency),
 		EnhanceTask:        ready(Handler[EnhanceTask, TaskEnhanced](NewEnhanceTaskHandler(repos, p.LLM)), log, p.Consistency),
 		PlanWorkflow:       ready(Handler[PlanWorkflow, WorkflowsPlanned](planner), log, p.Consistency),
-		ExecuteWorkflow: ready(withKick(Handler[ExecuteWorkflow, WorkflowQueued](
-			NewExecuteWorkflowHandler(repos, planner, p.Sealer, p.NewSecret)), p.Runs,
-			func(q WorkflowQueued) []string { return []string{q.Planned.WorkflowID} }), log, p.Consistency),
-		ExecuteWorkflows: ready(withKick(Handler[ExecuteWorkflows, WorkflowsQueued](NewExecuteWorkflowsHandler(repos,
-			NewExecuteWorkflowHandler(repos, planner, p.Sealer, p.NewSecret))), p.Runs,
-			func(q WorkflowsQueued) []string {
-				ids := make([]string, len(q.Queued))
-				for i, w := range q.Queued {
-					ids[i] = w.Planned.WorkflowID
-				}
-				return ids
-			}), log, p.Consistency),
+		ExecuteWorkflow: ready(Handler[ExecuteWorkflow, WorkflowQueued](
+			NewExecuteWorkflowHandler(repos, planner, p.Sealer, p.NewSecret)), log, p.Consistency),
+		ExecuteWorkflows: ready(Handler[ExecuteWorkflows, WorkflowsQueued](NewExecuteWorkflowsHandler(repos,
+			NewExecuteWorkflowHandler(repos, planner, p.Sealer, p.NewSecret))), log, p.Consistency),
 		StepWorkflow:    ready(Handler[StepWorkflow, WorkflowStepped](NewStepWorkflowHandler(repos, p.InteractiveIdle)), log, p.Consistency),
 		ApproveWorkflow: ready(Handler[ApproveWorkflow, WorkflowDecided](NewApproveWorkflowHandler(repos)), log, p.Consistency),
 		ResumeWorkflow:  ready(Handler[ResumeWorkflow, WorkflowResumed](NewResumeWorkflowHandler(repos)), log, p.Consistency),

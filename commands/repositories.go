@@ -74,14 +74,3 @@ func NewRepositories(store *eventstore.Store) *Repositories {
 		}),
 	}
 }
-
-// lockOrgSQL takes the org's lock until the transaction ends (LockOrg).
-const lockOrgSQL = `SELECT pg_advisory_xact_lock($1, hashtext($2))`
-
-// LoadLedgerLocked is LoadLedger in one round trip when this process has
-// folded the org's ledger before (its fold cache): the org's lock and the
-// read of the ledger's events since are sent together, so the lock is
-// held one round trip less (the worker's step charges).
-func LoadLedgerLocked(tx *eventstore.Tx, repos *Repositories, orgID string) (*credit.Ledger, error) {
-	return repos.Ledgers.LoadAfter(tx, orgID, lockOrgSQL, orgLockClass, orgID)
-}

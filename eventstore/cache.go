@@ -2,7 +2,6 @@ package eventstore
 
 import (
 	"context"
-	"math"
 	"sync"
 
 	"github.com/google/uuid"
@@ -89,7 +88,7 @@ func (c *foldCache[A]) loadAfter(ctx context.Context, tx pgx.Tx, id, stream stri
 	}
 	b := &pgx.Batch{}
 	b.Queue(stmt, args...)
-	b.Queue("SELECT "+eventColumns+" FROM events WHERE stream_id = $1 AND version BETWEEN $2 AND $3 ORDER BY version", stream, from+1, int64(math.MaxInt64))
+	b.Queue("SELECT "+eventColumns+" FROM events WHERE stream_id = $1 AND version > $2 ORDER BY version", stream, from)
 	br := tx.SendBatch(ctx, b)
 	var events []event.Event
 	if _, err = br.Exec(); err == nil {

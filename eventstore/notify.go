@@ -30,11 +30,21 @@ const (
 	maxStreams = 80
 )
 
+// QuickLooks bounds the quick looks a woken reader makes when it found
+// nothing: the event that woke it is committed but still hidden behind an
+// older transaction that has not ended (the xmin rule); the head check
+// wakes it again once that transaction ends.
+const QuickLooks = 7
+
+// QuickLook is the pause before quick look n (1 to QuickLooks): 1, 2,
+// 4 ... 64 ms, about 127 ms in all.
+func QuickLook(n int) time.Duration { return time.Duration(1<<(n-1)) * time.Millisecond }
+
 // PushOptions tune Store.Push.
 type PushOptions struct {
-	// HeadEvery is how often the listener reads the visible head of the
-	// log and wakes every subscriber when it moved without a notification
-	// (one was lost, or a commit that hid events ended): the safety net of
+	// HeadEvery is how often Push reads the visible head of the log and
+	// wakes every subscriber when it moved without a notification (one
+	// was lost, or a commit that hid events ended): the safety net of
 	// push. Default 5 s.
 	HeadEvery time.Duration
 	// Log receives reconnects and failures; default slog.Default().
@@ -117,10 +127,7 @@ func (s *Store) announce(c commit) {
 		if !each {
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		// best effort: the listeners' head check covers a lost notice
-		_, _ = s.pool.Exec(ctx, "SELECT pg_notify($1, $2)", Channel, p.payload(c))
+		_ = s.send(context.Background(), c) // best effort: the head checks cover a lost notice
 		return
 	}
 	if c.types == nil {
@@ -176,10 +183,10 @@ func (p *push) take() (commit, bool) {
 }
 
 // Push announces this process's commits to the others and wakes this
-// process's subscribers (Subscribe, SubscribeTypes) on theirs, until ctx
-// ends. It holds one connection of its own for LISTEN. Without Push, a
-// store's subscribers hear only their own process, and every commit
-// notifies on its own connection.
+// process's subscribers (Subscribe, SubscribeTypes, SubscribeStream) on
+// theirs, until ctx ends. It holds one connection of its own for LISTEN.
+// Without Push, a store's subscribers hear only their own process, and its
+// commits are announced only with AnnounceEachCommit.
 func (s *Store) Push(ctx context.Context, opts PushOptions) error {
 	if opts.HeadEvery <= 0 {
 		opts.HeadEvery = 5 * time.Second
@@ -246,6 +253,14 @@ func (s *Store) watchHead(ctx context.Context, opts PushOptions) {
 	}
 }
 
+// send notifies Channel of c, within 5 s.
+func (s *Store) send(ctx context.Context, c commit) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_, err := s.pool.Exec(ctx, "SELECT pg_notify($1, $2)", Channel, s.push.payload(c))
+	return err
+}
+
 // publish sends the queued types, one notification per burst of commits,
 // until ctx ends (then it sends what is left).
 func (s *Store) publish(ctx context.Context, log *slog.Logger) {
@@ -255,9 +270,7 @@ func (s *Store) publish(ctx context.Context, log *slog.Logger) {
 		if !ok {
 			return
 		}
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if _, err := s.pool.Exec(sctx, "SELECT pg_notify($1, $2)", Channel, p.payload(c)); err != nil && ctx.Err() == nil {
+		if err := s.send(context.WithoutCancel(ctx), c); err != nil && ctx.Err() == nil {
 			log.Warn("announcing appended events failed; the others find them at their next head check", "error", err)
 		}
 	}
@@ -277,9 +290,12 @@ func (s *Store) publish(ctx context.Context, log *slog.Logger) {
 func (s *Store) listen(ctx context.Context, opts PushOptions) {
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
-		err := s.listenOnce(ctx)
+		listened, err := s.listenOnce(ctx)
 		if ctx.Err() != nil {
 			return
+		}
+		if listened { // a connection that worked: a fresh start
+			backoff = 100 * time.Millisecond
 		}
 		opts.Log.Warn("event notifications lost; reconnecting", "error", err, "retry_in", backoff)
 		select {
@@ -291,11 +307,12 @@ func (s *Store) listen(ctx context.Context, opts PushOptions) {
 	}
 }
 
-// listenOnce listens on one connection until it fails or ctx ends.
-func (s *Store) listenOnce(ctx context.Context) error {
+// listenOnce listens on one connection until it fails or ctx ends;
+// listened says it got as far as LISTEN.
+func (s *Store) listenOnce(ctx context.Context) (listened bool, err error) {
 	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
 	if err != nil {
-		return fmt.Errorf("connect: %w", err)
+		return false, fmt.Errorf("connect: %w", err)
 	}
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -303,7 +320,7 @@ func (s *Store) listenOnce(ctx context.Context) error {
 		_ = conn.Close(cctx)
 	}()
 	if _, err := conn.Exec(ctx, "LISTEN "+Channel); err != nil {
-		return fmt.Errorf("listen: %w", err)
+		return false, fmt.Errorf("listen: %w", err)
 	}
 	// Anything may have been appended while nobody listened.
 	s.signal(commit{})
@@ -311,9 +328,9 @@ func (s *Store) listenOnce(ctx context.Context) error {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil
+				return true, nil
 			}
-			return err
+			return true, err
 		}
 		if sender, c := parsePayload(n.Payload); sender != s.push.id { // our own commits signalled already
 			s.signal(c)

@@ -67,7 +67,7 @@ func TestPushWakesOtherProcess(t *testing.T) {
 	expectSignal(t, "b's subscriber of type A", byType, 5*time.Second)
 	expectSignal(t, "b's subscriber of stream s-1", byStream, 5*time.Second)
 	expectQuiet(t, "b's subscriber of type Z", otherType, 200*time.Millisecond)
-	expectQuiet(t, "b's subscriber of stream s-2", otherStream, 0)
+	expectQuiet(t, "b's subscriber of stream s-2", otherStream, 50*time.Millisecond)
 
 	// a pseudo type (a projection moved) reaches b's subscribers of it
 	moved, stop5 := b.SubscribeTypes("projection:x")
@@ -133,5 +133,35 @@ func appendA(t *testing.T, st *eventstore.Store, stream string) {
 	t.Helper()
 	if _, err := st.Append(testCtx(t, 10*time.Second), stream, event.NewStream, event.New{Data: data{"A", stream}}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Statements counts what a pool from Connect sent, BEGIN and COMMIT and
+// each statement of a batch included; other pools count nothing.
+func TestStatementsCountsWhatAPoolSent(t *testing.T) {
+	ctx := testCtx(t, 10*time.Second)
+	pool, err := eventstore.Connect(ctx, testDB.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	before := eventstore.Statements(pool)
+	st := eventstore.New(pool)
+	if _, err := st.Run(ctx, eventstore.TxOptions{}, func(tx *eventstore.Tx) error {
+		_, err := tx.Append("s-count", event.NewStream, data{"A", "x"})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// begin, the append, commit
+	if n := eventstore.Statements(pool) - before; n < 3 {
+		t.Fatalf("counted %d statements for a transaction of one append", n)
+	}
+	other := widePool(t, 2) // opened without Connect
+	if err := other.Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := eventstore.Statements(other); n != 0 {
+		t.Fatalf("a pool Connect did not open counted %d", n)
 	}
 }

@@ -24,7 +24,7 @@ func Connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	if !strings.Contains(url, "pool_max_conns") {
 		cfg.MaxConns = max(16, cfg.MaxConns)
 	}
-	cfg.ConnConfig.Tracer = counter{}
+	cfg.ConnConfig.Tracer = &counter{}
 	if err := EnsureDatabase(ctx, url); err != nil {
 		return nil, err
 	}

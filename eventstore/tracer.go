@@ -5,39 +5,44 @@ import (
 	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// statements counts the statements this process sent to PostgreSQL through
-// connections from Connect (and Push's listener): BEGIN and COMMIT
-// included, so it is what the server was asked to do.
-var statements atomic.Int64
+// counter is a pgx tracer that counts the statements sent on the
+// connections of one pool (Connect), and on Push's listener, which copies
+// the pool's connection settings: BEGIN and COMMIT included, so it is
+// what the server was asked to do.
+type counter struct{ n atomic.Int64 }
 
-// Statements returns how many statements this process has sent to
-// PostgreSQL (the svc_db_statements_total metric).
-func Statements() int64 { return statements.Load() }
+// Statements returns how many statements have been sent to PostgreSQL
+// through pool, when Connect opened it (else 0): the
+// svc_db_statements_total metric.
+func Statements(pool *pgxpool.Pool) int64 {
+	if c, ok := pool.Config().ConnConfig.Tracer.(*counter); ok {
+		return c.n.Load()
+	}
+	return 0
+}
 
-// counter is a pgx tracer that counts statements.
-type counter struct{}
-
-func (counter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
-	statements.Add(1)
+func (c *counter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	c.n.Add(1)
 	return ctx
 }
 
-func (counter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (*counter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
-func (counter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchStartData) context.Context {
+func (c *counter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchStartData) context.Context {
 	if d.Batch != nil {
-		statements.Add(int64(d.Batch.Len()))
+		c.n.Add(int64(d.Batch.Len()))
 	}
 	return ctx
 }
 
-func (counter) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
+func (*counter) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
 
-func (counter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
+func (*counter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
 
 var (
-	_ pgx.QueryTracer = counter{}
-	_ pgx.BatchTracer = counter{}
+	_ pgx.QueryTracer = (*counter)(nil)
+	_ pgx.BatchTracer = (*counter)(nil)
 )

@@ -225,17 +225,12 @@ func NewSubscriber(pool *pgxpool.Pool, consumerGroup string, logger watermill.Lo
 // wakeBackoff is the backoff of a subscriber woken by signals: with no
 // message found, it waits in HandleError (which the subscriber calls
 // between its queries) for a signal and then asks for no backoff. After a
-// signal that found nothing (the event is committed but hidden behind an
-// older transaction still running), it looks again after 1, 2, 4 ... ms.
+// signal that found nothing it makes the quick looks (QuickLook).
 type wakeBackoff struct {
 	errors wsql.BackoffManager
 	opts   SubscriberOptions
 	hidden int
 }
-
-// hiddenLooks bounds the quick looks after a signal (about 127 ms in all;
-// a Push head check signals again when the hiding transaction ends).
-const hiddenLooks = 7
 
 // HandleError implements wsql.BackoffManager.
 func (b *wakeBackoff) HandleError(logger watermill.LoggerAdapter, noMsg bool, err error) time.Duration {
@@ -246,8 +241,8 @@ func (b *wakeBackoff) HandleError(logger watermill.LoggerAdapter, noMsg bool, er
 		b.hidden = 0
 		return 0
 	}
-	if b.hidden > 0 && b.hidden <= hiddenLooks {
-		pause := time.Duration(1<<(b.hidden-1)) * time.Millisecond
+	if b.hidden > 0 && b.hidden <= QuickLooks {
+		pause := QuickLook(b.hidden)
 		b.hidden++
 		return pause
 	}

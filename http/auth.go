@@ -86,9 +86,9 @@ func (s *Server) principal(ctx context.Context, raw string) (*projections.Princi
 		return nil, nil
 	}
 	hash := apikey.Hash(raw)
-	p0, gen, ok := s.keys.get(hash)
+	cached, gen, ok := s.keys.get(hash)
 	if ok {
-		return p0, nil
+		return cached, nil
 	}
 	p, err := s.queries.Principal(ctx, hash)
 	if errors.Is(err, projections.ErrNotFound) {

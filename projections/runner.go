@@ -203,12 +203,12 @@ func (r *Runner) follow(ctx context.Context, p Projection, wake <-chan struct{})
 				}
 			}
 			continue
-		case hidden > 0 && (hidden <= hiddenRetries || r.hiddenEvents(ctx)):
-			// 1, 2, 4 ... 64 ms; then every 100 ms while committed events
+		case hidden > 0 && (hidden <= eventstore.QuickLooks || r.hiddenEvents(ctx)):
+			// the quick looks; then every 100 ms while committed events
 			// are still held back
 			pause := 100 * time.Millisecond
-			if hidden <= hiddenRetries {
-				pause = time.Duration(1<<(hidden-1)) * time.Millisecond
+			if hidden <= eventstore.QuickLooks {
+				pause = eventstore.QuickLook(hidden)
 			}
 			hidden++
 			select {
@@ -238,13 +238,8 @@ func (r *Runner) follow(ctx context.Context, p Projection, wake <-chan struct{})
 	}
 }
 
-// hiddenRetries bounds the quick looks after a wake-up that found nothing
-// visible yet (1 ms doubling: about 127 ms in all); past them the runner
-// looks every 100 ms while hiddenEvents says committed events are held
-// back, and otherwise waits for the next wake-up.
-const hiddenRetries = 7
-
-// hiddenEvents reports whether committed events are held back from
+// hiddenEvents (past the quick looks, eventstore.QuickLook) reports
+// whether committed events are held back from
 // readers by a transaction still running (the xmin rule): a wake-up that
 // found nothing may be owed them. (False on error: the next wake-up
 // or the store's head check comes anyway.)
@@ -530,6 +525,12 @@ func (r *Runner) Wait(ctx context.Context, pos event.Position, names ...string) 
 		case <-poll.C:
 		}
 		for _, n := range pending {
+			r.mu.Lock()
+			here := r.reached[n].Reached(pos) // this process's runner moved it (its Moved woke us too)
+			r.mu.Unlock()
+			if here {
+				continue
+			}
 			cp, err := ActiveCheckpoint(ctx, r.store.Pool(), n)
 			if err == nil && cp.Position.Reached(pos) {
 				r.moved(n, cp.Position)

@@ -114,20 +114,7 @@ func (p Workflows) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []even
 	var moves []statusMove
 	for _, id := range order {
 		tail := byID[id]
-		var (
-			wf     *workflow.Workflow
-			before string
-		)
-		if wf = folded[id]; wf != nil {
-			before = wf.Status()
-			for _, e := range tail {
-				if err = wf.Apply(e); err != nil {
-					break
-				}
-			}
-		} else {
-			wf, before, err = foldWorkflow(heads[id], tail)
-		}
+		wf, before, err := foldWorkflow(folded[id], heads[id], tail)
 		if errors.Is(err, workflow.ErrNotFound) {
 			continue
 		}
@@ -191,15 +178,20 @@ func readHeads(ctx context.Context, tx pgx.Tx, order []string, byID map[string][
 }
 
 // foldWorkflow folds the head of a stream (what the read model already
-// has) and then the batch's tail; before is the status after the head, the
-// one the workflow's row has now ("" without a head: a new workflow).
-func foldWorkflow(head, tail []event.Event) (wf *workflow.Workflow, before string, err error) {
-	if len(head) == 0 {
+// has; or start, its fold kept from an earlier batch) and then the batch's
+// tail; before is the status after the head, the one the workflow's row
+// has now ("" without a head: a new workflow).
+func foldWorkflow(start *workflow.Workflow, head, tail []event.Event) (wf *workflow.Workflow, before string, err error) {
+	switch {
+	case start != nil:
+		wf = start
+	case len(head) == 0:
 		wf, err = workflow.Load(tail)
 		return wf, "", err
-	}
-	if wf, err = workflow.Load(head); err != nil {
-		return nil, "", err
+	default:
+		if wf, err = workflow.Load(head); err != nil {
+			return nil, "", err
+		}
 	}
 	before = wf.Status()
 	for _, e := range tail {

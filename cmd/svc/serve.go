@@ -99,14 +99,13 @@ func runServe(ctx context.Context, args []string) error {
 		Planner: planner, Sealer: box, NewSecret: webhook.NewSecret,
 		Connections: mcpctx.NewChecker(outboundClient, log), CostHistory: queries,
 		LLM: provider, Mail: sender, BaseURL: cfg.BaseURL, InteractiveIdle: cfg.InteractiveIdle, Log: log, Consistency: queries,
-		Runs: workers, // a queued run starts before execute's read-your-writes wait
 	})
 	api := httpapi.New(httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies, Version: version,
 		SSEHeartbeat: cfg.SSEHeartbeat, SSETimeout: cfg.SSETimeout},
 		httpapi.Deps{Commands: handlers, Queries: queries, Limiter: apiLimiter{limiter}, Log: log, Catalog: planner.Catalog(), Kicker: workers,
 			Collectors: []prometheus.Collector{prometheus.NewCounterFunc(prometheus.CounterOpts{
 				Name: "svc_db_statements_total", Help: "Statements sent to PostgreSQL by this instance (BEGIN and COMMIT included).",
-			}, func() float64 { return float64(eventstore.Statements()) })}})
+			}, func() float64 { return float64(eventstore.Statements(store.Pool())) })}})
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {

@@ -107,10 +107,11 @@ func (c *Config) defaults() {
 	c.ID = cmp.Or(c.ID, DefaultID())
 	c.Concurrency = cmp.Or(max(c.Concurrency, 0), 8)
 	c.Lease = cmp.Or(max(c.Lease, 0), 10*time.Second)
-	c.Poll = cmp.Or(max(c.Poll, 0), 500*time.Millisecond)
-	if c.Wake != nil && c.Poll == 500*time.Millisecond {
-		c.Poll = 30 * time.Second
+	poll := 500 * time.Millisecond
+	if c.Wake != nil { // the poll is only a safety net
+		poll = 30 * time.Second
 	}
+	c.Poll = cmp.Or(max(c.Poll, 0), poll)
 	c.StopGrace = max(c.StopGrace, 0)
 }
 
@@ -122,9 +123,11 @@ type Runner struct {
 	idKey string // the log attribute of a job's id, e.g. workflow_id
 	kick  chan string
 
-	mu      sync.Mutex
-	running map[string]bool
-	leased  map[string]*leasedJob // jobs under a lease, ended when it is lost
+	mu sync.Mutex
+	// running holds the jobs started here: nil while the lease is being
+	// claimed or handed back, the job (ended when its lease is lost) while
+	// it runs under its lease
+	running map[string]*leasedJob
 	wg      sync.WaitGroup
 }
 
@@ -134,8 +137,8 @@ func New(db DB, cfg Config, log *slog.Logger) *Runner {
 		panic("jobs: nil dependency")
 	}
 	cfg.defaults()
-	return &Runner{db: db, cfg: cfg, log: log, idKey: cfg.Kind + "_id", kick: make(chan string, 1024), running: map[string]bool{},
-		leased: map[string]*leasedJob{}}
+	return &Runner{db: db, cfg: cfg, log: log, idKey: cfg.Kind + "_id", kick: make(chan string, 1024),
+		running: map[string]*leasedJob{}}
 }
 
 // Kick hints that job id is due now, so it starts without waiting for
@@ -256,11 +259,11 @@ func (r *Runner) poll(ctx, jobCtx context.Context) {
 // here already, every slot is taken, or another owner holds the lease.
 func (r *Runner) start(ctx, jobCtx context.Context, id string) {
 	r.mu.Lock()
-	if r.running[id] || len(r.running) >= r.cfg.Concurrency {
+	if _, busy := r.running[id]; busy || len(r.running) >= r.cfg.Concurrency {
 		r.mu.Unlock()
 		return
 	}
-	r.running[id] = true
+	r.running[id] = nil
 	r.mu.Unlock()
 	done := func() {
 		r.mu.Lock()
@@ -300,11 +303,11 @@ type leasedJob struct{ cancel context.CancelCauseFunc }
 func (r *Runner) runLeased(jobCtx context.Context, id string) *time.Time {
 	run, cancel := context.WithCancelCause(jobCtx)
 	r.mu.Lock()
-	r.leased[id] = &leasedJob{cancel: cancel}
+	r.running[id] = &leasedJob{cancel: cancel}
 	r.mu.Unlock()
 	next := r.cfg.Run(run, id)
 	r.mu.Lock()
-	delete(r.leased, id)
+	r.running[id] = nil // its slot is freed once the lease is handed back
 	r.mu.Unlock()
 	cancel(context.Canceled)
 	r.release(id)

@@ -77,9 +77,11 @@ func (r *Runner) keep(ctx context.Context) {
 		case <-t.C:
 		}
 		r.mu.Lock()
-		before := make(map[string]*leasedJob, len(r.leased))
-		for id, j := range r.leased {
-			before[id] = j
+		before := make(map[string]*leasedJob, len(r.running))
+		for id, j := range r.running {
+			if j != nil {
+				before[id] = j
+			}
 		}
 		r.mu.Unlock()
 		if len(before) == 0 {
@@ -95,7 +97,7 @@ func (r *Runner) keep(ctx context.Context) {
 		r.mu.Lock()
 		for id, j := range before {
 			// a job that ended (and released) meanwhile is no loss
-			if !held[id] && r.leased[id] == j {
+			if !held[id] && r.running[id] == j {
 				r.log.Warn("lease lost: another owner has the job", r.idKey, id)
 				j.cancel(ErrLeaseLost)
 			}

@@ -65,7 +65,8 @@ type Config struct {
 	SendTimeout time.Duration
 	// Lease is how long a delivery's lease lasts without renewal (every
 	// third of it, while the attempt runs and through StopGrace); default
-	// 10 s: how soon another process takes a dead one's deliveries over.
+	// jobs.Config's (10 s): how soon another process takes a dead one's
+	// deliveries over.
 	// An attempt whose lease is lost has its context ended, and a process
 	// that stalls past its lease may make an attempt another makes too:
 	// deliveries are at least once (receivers dedupe by delivery id).
@@ -99,9 +100,6 @@ func (c *Config) defaults() {
 	}
 	if c.StopGrace <= 0 {
 		c.StopGrace = 5 * time.Second
-	}
-	if c.Lease <= 0 {
-		c.Lease = 10 * time.Second
 	}
 }
 

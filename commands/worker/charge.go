@@ -226,7 +226,7 @@ func (c *charger) transact(group []*pending) error {
 		if len(charges) == 0 && len(settlements) == 0 {
 			return nil
 		}
-		ledger, err := commands.LoadLedgerLocked(tx, c.repos, org)
+		ledger, err := commands.LoadLedger(tx, c.repos, org)
 		if err != nil {
 			return err
 		}

@@ -26,9 +26,10 @@ type Config struct {
 	// Concurrency is how many workflows this process runs at once.
 	Concurrency int
 	// Lease is how long a lease lasts without renewal (renewed every
-	// third of it).
+	// third of it); default jobs.Config's.
 	Lease time.Duration
-	// Poll is how often the read model is searched for work.
+	// Poll is how often the read model is searched for work (default
+	// 250 ms; with Wake, jobs.Config's).
 	Poll time.Duration
 	// Wake signals that the workflows read model moved (in any process):
 	// the read model is searched then too (see jobs.Config.Wake).
@@ -47,14 +48,8 @@ func (c *Config) defaults() {
 	if c.Concurrency <= 0 {
 		c.Concurrency = 32
 	}
-	if c.Lease <= 0 {
-		c.Lease = 10 * time.Second
-	}
-	if c.Poll <= 0 {
+	if c.Poll <= 0 && c.Wake == nil { // with Wake, the jobs runner's default
 		c.Poll = 250 * time.Millisecond
-		if c.Wake != nil { // the poll is only a safety net
-			c.Poll = 30 * time.Second
-		}
 	}
 	if c.ProbeTimeout <= 0 {
 		c.ProbeTimeout = 5 * time.Second

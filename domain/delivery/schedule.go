@@ -1,6 +1,7 @@
 package delivery
 
 import (
+	"slices"
 	"time"
 
 	"svc/domain/workflow"
@@ -9,13 +10,11 @@ import (
 
 // Delivers reports whether workflow events of type typ can become
 // deliveries, so a subscriber skips every other event without reading.
-func Delivers(typ string) bool {
-	switch typ {
-	case workflow.EventStepCompleted, workflow.EventCompleted, workflow.EventFailed, workflow.EventRejected, workflow.EventHalted, workflow.EventTimedOut:
-		return true
-	}
-	return false
-}
+func Delivers(typ string) bool { return slices.Contains(delivered, typ) }
+
+// delivered are the workflow event types that can become deliveries.
+var delivered = []string{workflow.EventStepCompleted, workflow.EventCompleted, workflow.EventFailed,
+	workflow.EventRejected, workflow.EventHalted, workflow.EventTimedOut}
 
 // TypeOf is the webhook event type (the payload's "event") of a workflow
 // event's data; ok is false for an event that is not delivered.
@@ -54,7 +53,4 @@ func Schedule(wf *workflow.Workflow, eventID, typ string, body []byte, now time.
 
 // DeliveredTypes lists the workflow event types Delivers accepts, for a
 // subscriber woken by type.
-func DeliveredTypes() []string {
-	return []string{workflow.EventStepCompleted, workflow.EventCompleted, workflow.EventFailed,
-		workflow.EventRejected, workflow.EventHalted, workflow.EventTimedOut}
-}
+func DeliveredTypes() []string { return slices.Clone(delivered) }

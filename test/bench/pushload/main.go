@@ -94,28 +94,22 @@ func measureIdle(ctx context.Context, dbURL, metricsURL string, d time.Duration,
 		return err
 	}
 	defer pool.Close()
-	xacts := func() (float64, error) {
-		// the statistics reach pg_stat_database within about a second
-		var n float64
-		err := pool.QueryRow(ctx, `SELECT (xact_commit + xact_rollback)::float8 FROM pg_stat_database WHERE datname = $1`, dbName).Scan(&n)
-		return n, err
+	// counts reads the instance's statements and the database's
+	// transactions (which reach pg_stat_database within about a second)
+	counts := func() (stmts, xacts float64, err error) {
+		if stmts, err = statementsOf(metricsURL); err != nil {
+			return 0, 0, err
+		}
+		err = pool.QueryRow(ctx, `SELECT (xact_commit + xact_rollback)::float8 FROM pg_stat_database WHERE datname = $1`, dbName).Scan(&xacts)
+		return stmts, xacts, err
 	}
-	s0, err := statementsOf(metricsURL)
-	if err != nil {
-		return err
-	}
-	x0, err := xacts()
+	s0, x0, err := counts()
 	if err != nil {
 		return err
 	}
 	began := time.Now()
 	time.Sleep(d)
-	time.Sleep(1500 * time.Millisecond) // the counters' flush delay, on both reads
-	s1, err := statementsOf(metricsURL)
-	if err != nil {
-		return err
-	}
-	x1, err := xacts()
+	s1, x1, err := counts()
 	if err != nil {
 		return err
 	}
