@@ -64,8 +64,11 @@ type result struct {
 	// RunSeconds is the time from the first WorkflowStarted to the last
 	// terminal event of the runs (the log's clock, so the clients' polling
 	// interval is not in it); StepsPerSecond is Steps over it.
-	RunSeconds      float64 `json:"run_seconds"`
-	StepsPerSecond  float64 `json:"steps_per_second"`
+	RunSeconds     float64 `json:"run_seconds"`
+	StepsPerSecond float64 `json:"steps_per_second"`
+	// QueuedSeconds is the time from the first WorkflowQueued to the last
+	// (how long the executes took to be accepted, on the log's clock).
+	QueuedSeconds   float64 `json:"queued_seconds"`
 	FirstErrorCause string  `json:"first_error,omitempty"`
 }
 
@@ -220,12 +223,16 @@ func overhead(ctx context.Context, dbURL string, ids []string, out *result) erro
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	var span *float64
+	var span, queued *float64
 	if err := pool.QueryRow(ctx, `SELECT extract(epoch FROM
 			max(recorded_at) FILTER (WHERE type IN ('WorkflowCompleted', 'WorkflowFailed', 'WorkflowHalted'))
-			- min(recorded_at) FILTER (WHERE type = 'WorkflowStarted'))
-		FROM events WHERE stream_id = ANY($1)`, streams).Scan(&span); err != nil {
+			- min(recorded_at) FILTER (WHERE type = 'WorkflowStarted')),
+			extract(epoch FROM max(recorded_at) FILTER (WHERE type = 'WorkflowQueued') - min(recorded_at) FILTER (WHERE type = 'WorkflowQueued'))
+		FROM events WHERE stream_id = ANY($1)`, streams).Scan(&span, &queued); err != nil {
 		return err
+	}
+	if queued != nil {
+		out.QueuedSeconds = round(*queued)
 	}
 	if span != nil && *span > 0 {
 		out.RunSeconds = round(*span)
