@@ -227,6 +227,9 @@ func (s *Store) Push(ctx context.Context, opts PushOptions) error {
 // wakes every subscriber when it moved since the last look: the safety
 // net for a notification lost (a listener reconnecting, a process that
 // does not announce) and for events that were hidden when a reader looked.
+// Its first look wakes every subscriber too: what a silent writer appended
+// between the subscribers' start and that look has no earlier head to
+// differ from.
 func (s *Store) watchHead(ctx context.Context, opts PushOptions) {
 	t := time.NewTicker(opts.HeadEvery)
 	defer t.Stop()
@@ -245,9 +248,7 @@ func (s *Store) watchHead(ctx context.Context, opts PushOptions) {
 			continue
 		}
 		if h := pos.Global; h != head {
-			if head >= 0 {
-				s.signal(commit{})
-			}
+			s.signal(commit{})
 			head = h
 		}
 	}

@@ -128,6 +128,19 @@ func TestHeadCheckWakesOnUnannouncedEvents(t *testing.T) {
 	expectSignal(t, "the head check's wake-up of stream subscribers", st, time.Second)
 }
 
+// An event a silent process appends after the listener connected but
+// before the first head check is found too: the first check has no
+// earlier head to compare with, so it wakes every subscriber.
+func TestFirstHeadCheckWakes(t *testing.T) {
+	serving := newStore(t)
+	pushing(t, serving, 500*time.Millisecond)
+	ch, stop := serving.SubscribeTypes("A")
+	defer stop()
+	quiet := eventstore.New(widePool(t, 2))
+	appendA(t, quiet, "s-10")
+	expectSignal(t, "the first head check's wake-up", ch, 30*time.Second)
+}
+
 // appendA appends one event of type A to a new stream.
 func appendA(t *testing.T, st *eventstore.Store, stream string) {
 	t.Helper()

@@ -812,6 +812,33 @@ func (s *server) waitWorkflow(t testing.TB, key, id string, within time.Duration
 	}
 }
 
+// poll sends r until done accepts the answer, and fails the test with
+// failure's message when within runs out. The pause grows from 50 to
+// 500 ms, so that a long wait stays well under the per-minute limit of the
+// org, and a 429 waits the answer's retry_after before the next try.
+func (s *server) poll(t testing.TB, r req, within time.Duration, done func(*response) bool, failure func(last *response) string) *response {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	pause := 50 * time.Millisecond
+	for {
+		res := s.do(t, r)
+		if done(res) {
+			return res
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(failure(res))
+		}
+		wait := pause
+		if res.Status == http.StatusTooManyRequests {
+			if after, ok := res.Body["retry_after"].(float64); ok {
+				wait = time.Duration(after) * time.Second
+			}
+		}
+		time.Sleep(wait)
+		pause = min(pause*3/2, 500*time.Millisecond)
+	}
+}
+
 // terminalStatuses are the statuses nothing more happens after.
 var terminalStatuses = map[string]bool{"completed": true, "completed_partial": true, "failed": true, "halted": true,
 	"cancelled": true, "timed_out": true, "aborted": true}

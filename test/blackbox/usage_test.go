@@ -151,17 +151,11 @@ func TestUsageSummaryAndCosts(t *testing.T) {
 	summary := func(query string) *response {
 		return s.do(t, req{Path: "/api/rigor/usage-summary" + query, Key: viewer})
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		res = summary("")
-		if res.Status == http.StatusOK && fmt.Sprint(object(t, res.Body, "period_totals")["credits"]) == fmt.Sprint(total) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("usage-summary did not reach %d credits within 30 s: %d %s", total, res.Status, res.Raw)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	res = s.poll(t, req{Path: "/api/rigor/usage-summary", Key: viewer}, 60*time.Second, func(res *response) bool {
+		return res.Status == http.StatusOK && fmt.Sprint(object(t, res.Body, "period_totals")["credits"]) == fmt.Sprint(total)
+	}, func(res *response) string {
+		return fmt.Sprintf("usage-summary did not reach %d credits within 60 s: %d %s", total, res.Status, res.Raw)
+	})
 	if res.Header.Get("X-RateLimit-Limit") == "" {
 		t.Error("usage-summary is not rate limited (no X-RateLimit-Limit)")
 	}

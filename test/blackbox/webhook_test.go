@@ -230,9 +230,7 @@ func TestWebhookPrivateAddressRefused(t *testing.T) {
 		"delivery":         map[string]any{"method": "webhook", "webhook_url": rc.srv.URL + "/hook"}}})
 	wantStatus(t, res, http.StatusOK)
 	id := str(t, res.Body, "workflow_id")
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		log := s.do(t, req{Method: http.MethodGet, Path: "/api/rigor/webhooks/deliveries?workflow_id=" + id, Key: a.Key})
+	s.poll(t, req{Path: "/api/rigor/webhooks/deliveries?workflow_id=" + id, Key: a.Key}, 60*time.Second, func(log *response) bool {
 		list, _ := log.Body["deliveries"].([]any)
 		failed := 0
 		for _, raw := range list {
@@ -243,14 +241,10 @@ func TestWebhookPrivateAddressRefused(t *testing.T) {
 				failed++
 			}
 		}
-		if failed > 0 && failed == len(list) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("deliveries to a private address not failed: %s", log.Raw)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return failed > 0 && failed == len(list)
+	}, func(log *response) string {
+		return "deliveries to a private address not failed within 60 s: " + string(log.Raw)
+	})
 	if n := len(rc.deliveries()); n != 0 {
 		t.Fatalf("%d deliveries reached a loopback receiver", n)
 	}
