@@ -10,6 +10,12 @@ LDFLAGS := -X main.version=$(VERSION)
 GOLANGCI_VERSION := 2.15.0
 GOLANGCI         := bin/golangci-lint
 
+# mailpit, pinned: the real SMTP server the black-box tests send mail
+# through and read it back from (its HTTP API); installed into bin/.
+MAILPIT_VERSION := 1.27.11
+MAILPIT         := bin/mailpit
+export MAILPIT_BIN := $(CURDIR)/$(MAILPIT)
+
 .PHONY: build run test vet lint tools bench clean
 
 build:
@@ -25,6 +31,9 @@ tools:
 	@$(GOLANGCI) version 2>/dev/null | grep -q "version $(GOLANGCI_VERSION) " || { \
 		echo "installing golangci-lint v$(GOLANGCI_VERSION) into bin/"; \
 		GOBIN=$(CURDIR)/bin $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v$(GOLANGCI_VERSION); }
+	@test -f bin/.mailpit-$(MAILPIT_VERSION) && test -x $(MAILPIT) || { \
+		echo "installing mailpit v$(MAILPIT_VERSION) into bin/"; \
+		GOBIN=$(CURDIR)/bin $(GO) install github.com/axllent/mailpit@v$(MAILPIT_VERSION) && touch bin/.mailpit-$(MAILPIT_VERSION); }
 
 # The architecture's import rules (depguard), unused code and staticcheck.
 lint: tools

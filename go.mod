@@ -14,6 +14,8 @@ require (
 	github.com/redis/go-redis/v9 v9.7.3
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
 	github.com/schollz/progressbar/v3 v3.17.1
+	golang.org/x/crypto v0.37.0
+	golang.org/x/oauth2 v0.35.0
 	golang.org/x/text v0.32.0
 )
 
@@ -43,8 +45,6 @@ require (
 	github.com/sony/gobreaker v1.0.0 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	go.yaml.in/yaml/v2 v2.4.4 // indirect
-	golang.org/x/crypto v0.37.0 // indirect
-	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.19.0 // indirect
 	golang.org/x/sys v0.44.0 // indirect
 	golang.org/x/term v0.31.0 // indirect

@@ -163,11 +163,17 @@ func (m *verificationMail) send(to, token string) {
 		Body: "Welcome!\n\nOpen this link to verify your email address and receive 2,500 more credits:\n\n" +
 			link + "\n\nIf you did not create an API key, ignore this message.\n",
 	}
+	m.deliver(msg)
+}
+
+// deliver sends msg in the background, bounded by 30 seconds; a failure is
+// logged.
+func (m *verificationMail) deliver(msg mail.Message) {
 	m.pending.Go(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), verificationMailTimeout)
 		defer cancel()
 		if err := m.sender.Send(ctx, msg); err != nil {
-			m.log.Error("verification mail not sent", "to", to, "error", err)
+			m.log.Error("mail not sent", "to", msg.To, "subject", msg.Subject, "error", err)
 		}
 	})
 }

@@ -33,6 +33,9 @@ type Ports struct {
 	InteractiveIdle time.Duration
 	// Log receives one record per command (default: slog's default).
 	Log *slog.Logger
+	// McpOAuth runs the OAuth flows of MCP connections (optional: without
+	// it no provider is available); their tokens are sealed by Sealer.
+	McpOAuth McpOAuth
 	// Consistency makes each command's answer, and the caller's reads
 	// after it, reflect its events (projections.Queries); nil skips the
 	// wait (tests without read models).
@@ -54,6 +57,27 @@ type Handlers struct {
 	ApproveWorkflow    Handler[ApproveWorkflow, WorkflowDecided]
 	ResumeWorkflow     Handler[ResumeWorkflow, WorkflowResumed]
 	CancelWorkflows    Handler[CancelWorkflows, WorkflowsCancelled]
+	SignUp             Handler[SignUp, SignedUp]
+	LogIn              Handler[LogIn, LoggedIn]
+	LogOut             Handler[LogOut, LoggedOut]
+	RefreshSession     Handler[RefreshSession, LoggedIn]
+	UseAuthCode        Handler[UseAuthCode, LoggedIn]
+	CreateWorkspace    Handler[CreateWorkspace, WorkspaceCreated]
+	RenameWorkspace    Handler[RenameWorkspace, WorkspaceChanged]
+	ArchiveWorkspace   Handler[ArchiveWorkspace, WorkspaceChanged]
+	RestoreWorkspace   Handler[RestoreWorkspace, WorkspaceChanged]
+	AddMember          Handler[AddMember, MemberJoined]
+	ChangeMemberRole   Handler[ChangeMemberRole, WorkspaceChanged]
+	RemoveMember       Handler[RemoveMember, WorkspaceChanged]
+	CreateWorkspaceKey Handler[CreateWorkspaceKey, WorkspaceKeyCreated]
+	RevokeWorkspaceKey Handler[RevokeWorkspaceKey, WorkspaceChanged]
+	CreateInvite       Handler[CreateInvite, InviteCreated]
+	AcceptInvite       Handler[AcceptInvite, InviteAccepted]
+	RevokeInvite       Handler[RevokeInvite, WorkspaceChanged]
+
+	// MCP connections authorized with OAuth (spec B, Sessions).
+	InitiateMcpConnection  Handler[InitiateMcpConnection, McpConnectionInitiated]
+	AuthorizeMcpConnection Handler[AuthorizeMcpConnection, McpConnectionAuthorized]
 
 	background *Background
 }
@@ -67,8 +91,10 @@ func NewHandlers(repos *Repositories, p Ports) *Handlers {
 	}
 	bg := &Background{}
 	var signup []SignupOption
+	var mailer *verificationMail
 	if p.Mail != nil {
 		signup = append(signup, WithVerificationMail(p.Mail, p.BaseURL, bg, log))
+		mailer = &verificationMail{sender: p.Mail, baseURL: p.BaseURL, pending: bg, log: log}
 	}
 	planner := NewPlanWorkflowHandler(repos, p.Planner, WithConnectionChecker(p.Connections), WithCostHistory(p.CostHistory))
 	return &Handlers{
@@ -80,11 +106,32 @@ func NewHandlers(repos *Repositories, p Ports) *Handlers {
 			NewExecuteWorkflowHandler(repos, planner, p.Sealer, p.NewSecret)), log, p.Consistency),
 		ExecuteWorkflows: ready(Handler[ExecuteWorkflows, WorkflowsQueued](NewExecuteWorkflowsHandler(repos,
 			NewExecuteWorkflowHandler(repos, planner, p.Sealer, p.NewSecret))), log, p.Consistency),
-		StepWorkflow:    ready(Handler[StepWorkflow, WorkflowStepped](NewStepWorkflowHandler(repos, p.InteractiveIdle)), log, p.Consistency),
-		ApproveWorkflow: ready(Handler[ApproveWorkflow, WorkflowDecided](NewApproveWorkflowHandler(repos)), log, p.Consistency),
-		ResumeWorkflow:  ready(Handler[ResumeWorkflow, WorkflowResumed](NewResumeWorkflowHandler(repos)), log, p.Consistency),
-		CancelWorkflows: ready(Handler[CancelWorkflows, WorkflowsCancelled](NewCancelWorkflowsHandler(repos)), log, p.Consistency),
-		background:      bg,
+		StepWorkflow:       ready(Handler[StepWorkflow, WorkflowStepped](NewStepWorkflowHandler(repos, p.InteractiveIdle)), log, p.Consistency),
+		ApproveWorkflow:    ready(Handler[ApproveWorkflow, WorkflowDecided](NewApproveWorkflowHandler(repos)), log, p.Consistency),
+		ResumeWorkflow:     ready(Handler[ResumeWorkflow, WorkflowResumed](NewResumeWorkflowHandler(repos)), log, p.Consistency),
+		CancelWorkflows:    ready(Handler[CancelWorkflows, WorkflowsCancelled](NewCancelWorkflowsHandler(repos)), log, p.Consistency),
+		SignUp:             ready(Handler[SignUp, SignedUp](NewSignUpHandler(repos, mailer)), log, p.Consistency),
+		LogIn:              ready(Handler[LogIn, LoggedIn](NewLogInHandler(repos)), log, p.Consistency),
+		LogOut:             ready(Handler[LogOut, LoggedOut](NewLogOutHandler(repos)), log, p.Consistency),
+		RefreshSession:     ready(Handler[RefreshSession, LoggedIn](NewRefreshSessionHandler(repos)), log, p.Consistency),
+		UseAuthCode:        ready(Handler[UseAuthCode, LoggedIn](NewUseAuthCodeHandler(repos)), log, p.Consistency),
+		CreateInvite:       ready(Handler[CreateInvite, InviteCreated](NewCreateInviteHandler(repos, p.Sealer, mailer, p.BaseURL)), log, p.Consistency),
+		AcceptInvite:       ready(Handler[AcceptInvite, InviteAccepted](NewAcceptInviteHandler(repos)), log, p.Consistency),
+		RevokeInvite:       ready(Handler[RevokeInvite, WorkspaceChanged](NewRevokeInviteHandler(repos)), log, p.Consistency),
+		CreateWorkspace:    ready(Handler[CreateWorkspace, WorkspaceCreated](NewCreateWorkspaceHandler(repos)), log, p.Consistency),
+		RenameWorkspace:    ready(Handler[RenameWorkspace, WorkspaceChanged](NewRenameWorkspaceHandler(repos)), log, p.Consistency),
+		ArchiveWorkspace:   ready(Handler[ArchiveWorkspace, WorkspaceChanged](NewArchiveWorkspaceHandler(repos)), log, p.Consistency),
+		RestoreWorkspace:   ready(Handler[RestoreWorkspace, WorkspaceChanged](NewRestoreWorkspaceHandler(repos)), log, p.Consistency),
+		AddMember:          ready(Handler[AddMember, MemberJoined](NewAddMemberHandler(repos)), log, p.Consistency),
+		ChangeMemberRole:   ready(Handler[ChangeMemberRole, WorkspaceChanged](NewChangeMemberRoleHandler(repos)), log, p.Consistency),
+		RemoveMember:       ready(Handler[RemoveMember, WorkspaceChanged](NewRemoveMemberHandler(repos)), log, p.Consistency),
+		CreateWorkspaceKey: ready(Handler[CreateWorkspaceKey, WorkspaceKeyCreated](NewCreateWorkspaceKeyHandler(repos)), log, p.Consistency),
+		RevokeWorkspaceKey: ready(Handler[RevokeWorkspaceKey, WorkspaceChanged](NewRevokeWorkspaceKeyHandler(repos)), log, p.Consistency),
+		background:         bg,
+		InitiateMcpConnection: ready(Handler[InitiateMcpConnection, McpConnectionInitiated](
+			NewInitiateMcpConnectionHandler(p.McpOAuth)), log, p.Consistency),
+		AuthorizeMcpConnection: ready(Handler[AuthorizeMcpConnection, McpConnectionAuthorized](
+			NewAuthorizeMcpConnectionHandler(repos, p.McpOAuth, p.Sealer)), log, p.Consistency),
 	}
 }
 

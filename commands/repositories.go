@@ -1,11 +1,16 @@
 package commands
 
 import (
+	"github.com/google/uuid"
+
 	"svc/domain/apikey"
 	"svc/domain/credit"
 	"svc/domain/delivery"
+	"svc/domain/invite"
 	"svc/domain/org"
+	"svc/domain/user"
 	"svc/domain/workflow"
+	"svc/domain/workspace"
 	"svc/eventstore"
 )
 
@@ -32,6 +37,9 @@ type Repositories struct {
 	Slots      *eventstore.Repository[*workflow.Slots]
 	Workflows  *eventstore.Repository[*workflow.Workflow]
 	Deliveries *eventstore.Repository[*delivery.Delivery]
+	Users      *eventstore.Repository[*user.User]
+	Workspaces *eventstore.Repository[*workspace.Workspace]
+	Invites    *eventstore.Repository[*invite.Invite]
 }
 
 // NewRepositories returns the repositories over store.
@@ -71,6 +79,18 @@ func NewRepositories(store *eventstore.Store) *Repositories {
 		Deliveries: eventstore.NewRepository(store, eventstore.Kind[*delivery.Delivery]{
 			Stream: delivery.Stream, New: func(string) *delivery.Delivery { return delivery.New() }, NotFound: delivery.ErrNotFound,
 			Owner: func(d *delivery.Delivery) string { return d.Scheduled().OrgID },
+		}),
+		Users: eventstore.NewRepository(store, eventstore.Kind[*user.User]{
+			Stream: user.Stream, New: func(string) *user.User { return user.New() }, NotFound: user.ErrNotFound,
+			Valid: func(id string) bool { return uuid.Validate(id) == nil }, Owner: (*user.User).OrgID,
+		}),
+		Workspaces: eventstore.NewRepository(store, eventstore.Kind[*workspace.Workspace]{
+			Stream: workspace.Stream, New: func(string) *workspace.Workspace { return workspace.New() }, NotFound: workspace.ErrNotFound,
+			Valid: func(id string) bool { return uuid.Validate(id) == nil }, Owner: (*workspace.Workspace).OrgID,
+		}),
+		Invites: eventstore.NewRepository(store, eventstore.Kind[*invite.Invite]{
+			Stream: invite.Stream, New: func(string) *invite.Invite { return invite.New() }, NotFound: invite.ErrNotFound,
+			Valid: func(id string) bool { return uuid.Validate(id) == nil }, Owner: (*invite.Invite).OrgID,
 		}),
 	}
 }

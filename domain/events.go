@@ -2,9 +2,12 @@ package domain
 
 import (
 	"svc/domain/apikey"
+	"svc/domain/connection"
 	"svc/domain/credit"
 	"svc/domain/delivery"
+	"svc/domain/invite"
 	"svc/domain/org"
+	"svc/domain/user"
 	"svc/domain/workflow"
 	"svc/domain/workspace"
 	"svc/eventstore/event"
@@ -18,8 +21,11 @@ func Events() *event.Registry {
 		org.RegisterEvents,
 		apikey.RegisterEvents,
 		workspace.RegisterEvents,
+		user.RegisterEvents,
+		invite.RegisterEvents,
 		credit.RegisterEvents,
 		workflow.RegisterEvents,
 		delivery.RegisterEvents,
+		connection.RegisterEvents,
 	)
 }

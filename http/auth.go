@@ -10,7 +10,6 @@ import (
 
 	"svc/domain/apikey"
 	"svc/domain/org"
-	"svc/eventstore/event"
 	"svc/projections"
 )
 
@@ -68,9 +67,7 @@ func (s *Server) authenticated(o authOptions, h handlerFunc) http.Handler {
 				"This operation needs the "+string(o.floor)+" role or above; this key is "+string(p.Role)+".").
 				withDetail("required_role", string(o.floor)).withDetail("key_role", string(p.Role))
 		}
-		ctx := context.WithValue(r.Context(), keyPrincipal, *p)
-		ctx = event.WithMetadata(ctx, event.Metadata{OrgID: p.OrgID, Actor: "key:" + p.KeyID, RequestID: requestID(ctx)})
-		r = r.WithContext(ctx)
+		r = r.WithContext(withPrincipal(r.Context(), *p))
 		if o.rateLimited {
 			if err := s.rateLimit(w, r, *p); err != nil {
 				return err
@@ -88,6 +85,7 @@ func (s *Server) principal(ctx context.Context, raw string) (*projections.Princi
 	hash := apikey.Hash(raw)
 	cached, gen, ok := s.keys.get(hash)
 	if ok {
+		s.keyUsage.Touch(cached.KeyID)
 		return cached, nil
 	}
 	p, err := s.queries.Principal(ctx, hash)
@@ -101,6 +99,7 @@ func (s *Server) principal(ctx context.Context, raw string) (*projections.Princi
 		return nil, nil
 	}
 	s.keys.put(hash, &p, gen)
+	s.keyUsage.Touch(p.KeyID)
 	return &p, nil
 }
 

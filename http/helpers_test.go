@@ -60,5 +60,5 @@ func testDeps(t *testing.T, st *eventstore.Store, runner *projections.Runner, li
 		Connections: mcpctx.NewChecker(client, quiet), CostHistory: queries,
 		LLM: offline.New(), Mail: sender, BaseURL: "http://test", Log: quiet, Consistency: queries,
 	})
-	return httpapi.Deps{Commands: handlers, Queries: queries, Limiter: limiter, Log: quiet, Catalog: planner.Catalog()}
+	return httpapi.Deps{Commands: handlers, Queries: queries, Limiter: limiter, Log: quiet, Catalog: planner.Catalog(), Secrets: box}
 }

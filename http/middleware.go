@@ -129,6 +129,16 @@ func (s *Server) clientIPOf(r *http.Request) string {
 	return host
 }
 
+// peerTrusted reports whether r's direct peer is a trusted proxy.
+func (s *Server) peerTrusted(r *http.Request) bool {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	peer, err := netip.ParseAddr(host)
+	return err == nil && s.trusted(peer)
+}
+
 func (s *Server) trusted(a netip.Addr) bool {
 	a = a.Unmap()
 	for _, p := range s.cfg.TrustedProxies {

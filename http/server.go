@@ -58,7 +58,24 @@ type Deps struct {
 	// Collectors are served by /metrics beside the API's own (the
 	// database statements counter, say).
 	Collectors []prometheus.Collector
+	// Secrets opens what commands sealed (invite link tokens); required.
+	Secrets Opener
+	// KeyUsage learns of each request's API key, for last_used_at
+	// (optional).
+	KeyUsage KeyToucher
 }
+
+// Opener opens a value a command sealed with the service's secret key.
+type Opener interface {
+	Open(sealed string) ([]byte, error)
+}
+
+// KeyToucher records that an API key was used.
+type KeyToucher interface{ Touch(keyID string) }
+
+type noTouch struct{}
+
+func (noTouch) Touch(string) {}
 
 // Server serves the API.
 type Server struct {
@@ -69,6 +86,8 @@ type Server struct {
 	log      *slog.Logger
 	catalog  *catalog.Catalog
 	kicker   Kicker
+	secrets  Opener
+	keyUsage KeyToucher
 	keys     *keyCache
 	metrics  *metrics
 	router   *mux.Router
@@ -80,7 +99,7 @@ type Server struct {
 // New returns a server over deps; Commands, Queries, Limiter and Log are
 // required.
 func New(cfg Config, d Deps) *Server {
-	if d.Commands == nil || d.Queries == nil || d.Limiter == nil || d.Log == nil {
+	if d.Commands == nil || d.Queries == nil || d.Limiter == nil || d.Log == nil || d.Secrets == nil {
 		panic("httpapi: missing dependency")
 	}
 	if d.Catalog == nil {
@@ -88,6 +107,9 @@ func New(cfg Config, d Deps) *Server {
 	}
 	if d.Kicker == nil {
 		d.Kicker = noKicker{}
+	}
+	if d.KeyUsage == nil {
+		d.KeyUsage = noTouch{}
 	}
 	if cfg.SSEHeartbeat == 0 {
 		cfg.SSEHeartbeat = 15 * time.Second
@@ -103,7 +125,7 @@ func New(cfg Config, d Deps) *Server {
 	}
 	s := &Server{
 		cfg: cfg, commands: d.Commands, queries: d.Queries, limiter: d.Limiter, log: d.Log, catalog: d.Catalog,
-		kicker: d.Kicker, closing: make(chan struct{}),
+		kicker: d.Kicker, secrets: d.Secrets, keyUsage: d.KeyUsage, closing: make(chan struct{}),
 		keys:    newKeyCache(10*time.Second, 50_000),
 		metrics: newMetrics(d.Collectors...),
 	}
@@ -148,6 +170,16 @@ func (s *Server) routes() {
 	r.Handle("/api/keys", s.handle(s.createKey)).Methods(http.MethodPost).Name("keys.create")
 	r.Handle("/api/keys/verify", s.authenticated(authOptions{code: "unauthorized"}, s.verifyKey)).Methods(http.MethodGet).Name("keys.verify")
 	r.Handle("/api/keys/verify-email", s.handle(s.verifyEmailLink)).Methods(http.MethodGet).Name("keys.verify_email")
+
+	r.Handle("/api/auth/signup", s.handle(s.signup)).Methods(http.MethodPost).Name("auth.signup")
+	r.Handle("/api/auth/login", s.handle(s.login)).Methods(http.MethodPost).Name("auth.login")
+	r.Handle("/api/auth/logout", s.handle(s.logout)).Methods(http.MethodPost).Name("auth.logout")
+	r.Handle("/api/auth/refresh", s.handle(s.refresh)).Methods(http.MethodPost).Name("auth.refresh")
+	r.Handle("/api/auth/callback", s.handle(s.callback)).Methods(http.MethodGet).Name("auth.callback")
+	r.Handle("/api/auth/mcp/initiate", s.platform(apikey.Admin, s.mcpInitiate)).Methods(http.MethodPost).Name("auth.mcp.initiate")
+	r.Handle("/api/auth/mcp/callback", s.handle(s.mcpCallback)).Methods(http.MethodGet).Name("auth.mcp.callback")
+	r.Handle("/api/user/me", s.platform("", s.me)).Methods(http.MethodGet).Name("user.me")
+	s.workspaceRoutes(r)
 
 	r.Handle("/api/billing/balance", s.authenticated(authOptions{}, s.balance)).Methods(http.MethodGet).Name("billing.balance")
 

@@ -62,12 +62,22 @@ func (Keys) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []event.Event
 
 // Principal is who a request's API key speaks for.
 type Principal struct {
-	KeyID       string
+	KeyID       string // "" for a session
+	UserID      string // "" for a key
+	SessionID   string // a session's
 	OrgID       string
 	WorkspaceID string
 	Role        apikey.Role
 	Tier        org.Tier
 	Revoked     bool
+}
+
+// Actor names the principal in events' metadata: key:ID or user:ID.
+func (p Principal) Actor() string {
+	if p.KeyID == "" {
+		return "user:" + p.UserID
+	}
+	return "key:" + p.KeyID
 }
 
 // PrincipalByHash finds the key with the given hash and its org's tier.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"svc/adapters/oauth"
 	"svc/eventstore"
 	"svc/migrations"
 )
@@ -29,6 +30,10 @@ type config struct {
 
 	AllowPrivateURLs bool
 	OutboundCAFile   string
+
+	// OAuthProviders are the MCP OAuth providers of SVC_OAUTH_PROVIDERS
+	// and their SVC_OAUTH_<NAME>_* variables (README).
+	OAuthProviders []oauth.Provider
 
 	// Project tunables (README, "Configuration"): worker and stream pacing,
 	// mostly for tests.
@@ -81,6 +86,9 @@ func loadConfig() (config, error) {
 		return c, fmt.Errorf("SVC_ALLOW_PRIVATE_URLS: want true or false")
 	}
 	c.OutboundCAFile = os.Getenv("SVC_OUTBOUND_CA_FILE")
+	if c.OAuthProviders, err = oauth.FromEnv(os.Getenv, c.AllowPrivateURLs); err != nil {
+		return c, err
+	}
 	if c.Workers, err = strconv.Atoi(env("SVC_WORKERS", "32")); err != nil || c.Workers < 1 {
 		return c, fmt.Errorf("SVC_WORKERS: want a positive number of workflows run at once")
 	}

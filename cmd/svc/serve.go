@@ -13,9 +13,11 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"svc/adapters/credentials"
 	"svc/adapters/llm/providers"
 	"svc/adapters/mail"
 	"svc/adapters/mcpctx"
+	"svc/adapters/oauth"
 	"svc/adapters/outbound"
 	"svc/adapters/ratelimit"
 	"svc/adapters/secrets"
@@ -36,7 +38,7 @@ const shutdownGrace = 25 * time.Second
 
 func runServe(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	if helped, err := noArgs(fs, args, "serve\n\nApplies pending migrations, then serves the HTTP API and runs the workflow workers and the projections until SIGINT or SIGTERM.\nEnvironment: see OPERATIONS.md (DATABASE_URL, SVC_ADDR, SVC_BASE_URL, SVC_LLM_*, SVC_SECRET_KEY, SVC_ALLOW_PRIVATE_URLS, SVC_OUTBOUND_CA_FILE, SVC_TRUSTED_PROXIES, SVC_SMTP_URL, REDIS_URL) and the README (SVC_LOG_LEVEL, SVC_WORKERS, SVC_WORKER_LEASE, SVC_SSE_HEARTBEAT, SVC_SSE_TIMEOUT, SVC_INTERACTIVE_IDLE, SVC_WEBHOOK_BACKOFF_SCALE, SVC_DIRECT_EXECUTION)."); helped || err != nil {
+	if helped, err := noArgs(fs, args, "serve\n\nApplies pending migrations, then serves the HTTP API and runs the workflow workers and the projections until SIGINT or SIGTERM.\nEnvironment: see OPERATIONS.md (DATABASE_URL, SVC_ADDR, SVC_BASE_URL, SVC_LLM_*, SVC_SECRET_KEY, SVC_ALLOW_PRIVATE_URLS, SVC_OUTBOUND_CA_FILE, SVC_TRUSTED_PROXIES, SVC_SMTP_URL, REDIS_URL) and the README (SVC_LOG_LEVEL, SVC_WORKERS, SVC_WORKER_LEASE, SVC_SSE_HEARTBEAT, SVC_SSE_TIMEOUT, SVC_INTERACTIVE_IDLE, SVC_WEBHOOK_BACKOFF_SCALE, SVC_DIRECT_EXECUTION, SVC_OAUTH_PROVIDERS and SVC_OAUTH_<NAME>_*)."); helped || err != nil {
 		return err
 	}
 	cfg, err := loadConfig()
@@ -75,6 +77,10 @@ func runServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	mcpOAuth := oauth.New(cfg.OAuthProviders, box, outboundClient, cfg.BaseURL)
+	if names := mcpOAuth.Providers(); len(names) > 0 {
+		log.Info("mcp oauth providers", "providers", names, "redirect_uri", mcpOAuth.RedirectURL())
+	}
 
 	// Push: this instance announces its commits on eventstore.Channel and
 	// wakes its readers on the others'; nothing idle polls (WithPoll(0),
@@ -99,10 +105,13 @@ func runServe(ctx context.Context, args []string) error {
 		Planner: planner, Sealer: box, NewSecret: webhook.NewSecret,
 		Connections: mcpctx.NewChecker(outboundClient, log), CostHistory: queries,
 		LLM: provider, Mail: sender, BaseURL: cfg.BaseURL, InteractiveIdle: cfg.InteractiveIdle, Log: log, Consistency: queries,
+		McpOAuth: mcpOAuth,
 	})
+	keyUsage := credentials.NewKeyUsage(store.Pool(), log)
 	api := httpapi.New(httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies, Version: version,
 		SSEHeartbeat: cfg.SSEHeartbeat, SSETimeout: cfg.SSETimeout},
 		httpapi.Deps{Commands: handlers, Queries: queries, Limiter: apiLimiter{limiter}, Log: log, Catalog: planner.Catalog(), Kicker: workers,
+			Secrets: box, KeyUsage: keyUsage,
 			Collectors: []prometheus.Collector{prometheus.NewCounterFunc(prometheus.CounterOpts{
 				Name: "svc_db_statements_total", Help: "Statements sent to PostgreSQL by this instance (BEGIN and COMMIT included).",
 			}, func() float64 { return float64(eventstore.Statements(store.Pool())) })}})
@@ -124,10 +133,14 @@ func runServe(ctx context.Context, args []string) error {
 		_ = store.Push(pushCtx, eventstore.PushOptions{Log: log})
 	}()
 	defer func() { stopPush(); <-pushed }()
-	wg.Add(2)
+	wg.Add(3)
 	go func() {
 		defer wg.Done()
 		_ = runner.Run(bg)
+	}()
+	go func() {
+		defer wg.Done()
+		keyUsage.Run(bg)
 	}()
 	// Workers stop with the requests (below), before the projections, so
 	// their leases are handed back while the database is still in use.

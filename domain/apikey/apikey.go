@@ -91,10 +91,11 @@ func Stream(id string) string { return "apikey-" + id }
 
 // Key is the aggregate.
 type Key struct {
-	id      string
-	orgID   string
-	revoked bool
-	version int64
+	id          string
+	orgID       string
+	workspaceID string
+	revoked     bool
+	version     int64
 }
 
 // New is a key with no events yet.
@@ -120,7 +121,7 @@ func (k *Key) Apply(e event.Event) error {
 	}
 	switch d := d.(type) {
 	case Created:
-		k.id, k.orgID = d.KeyID, d.OrgID
+		k.id, k.orgID, k.workspaceID = d.KeyID, d.OrgID, d.WorkspaceID
 	case Revoked:
 		k.revoked = true
 	}
@@ -133,6 +134,9 @@ func (k *Key) Version() int64 { return k.version }
 
 // OrgID is the owning organization.
 func (k *Key) OrgID() string { return k.orgID }
+
+// WorkspaceID is the workspace the key belongs to.
+func (k *Key) WorkspaceID() string { return k.workspaceID }
 
 // Revoke decides the revocation.
 func (k *Key) Revoke() (Revoked, error) {

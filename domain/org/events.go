@@ -7,6 +7,9 @@ const (
 	EventCreated       = "OrganizationCreated"
 	EventEmailVerified = "EmailVerified"
 	EventTierChanged   = "TierChanged"
+	// EventWorkspaceAdded counts a workspace created after the default one,
+	// so that the tier's limit holds under concurrent creations.
+	EventWorkspaceAdded = "OrgWorkspaceAdded"
 	// EventEmailReserved is the only event of an email's reservation stream;
 	// appending it to a new stream makes an email belong to one org at most.
 	EventEmailReserved = "EmailReserved"
@@ -41,6 +44,14 @@ type EmailReserved struct {
 	OrgID string `json:"org_id"`
 }
 
+// WorkspaceAdded is the data of OrgWorkspaceAdded.
+type WorkspaceAdded struct {
+	WorkspaceID string `json:"workspace_id"`
+}
+
+// EventType implements event.Data.
+func (WorkspaceAdded) EventType() string { return EventWorkspaceAdded }
+
 // EventType implements event.Data.
 func (Created) EventType() string { return EventCreated }
 
@@ -60,6 +71,7 @@ func RegisterEvents(r *event.Registry) {
 	event.Register[EmailVerified](r)
 	event.Register[TierChanged](r)
 	event.Register[EmailReserved](r)
+	event.Register[WorkspaceAdded](r)
 }
 
 var registry = event.NewRegistry(RegisterEvents)

@@ -85,6 +85,7 @@ type Organization struct {
 	tier             Tier
 	workspaceID      string
 	verificationHash string
+	workspaces       int // created, archived ones included
 	version          int64
 }
 
@@ -143,6 +144,9 @@ func (o *Organization) Apply(e event.Event) error {
 	switch d := d.(type) {
 	case Created:
 		o.id, o.name, o.email, o.tier, o.workspaceID, o.verificationHash = d.OrgID, d.Name, d.Email, d.Tier, d.WorkspaceID, d.VerificationHash
+		o.workspaces = 1
+	case WorkspaceAdded:
+		o.workspaces++
 	case EmailVerified:
 		o.emailVerified = true
 	case TierChanged:
@@ -169,6 +173,26 @@ func (o *Organization) EmailVerified() bool { return o.emailVerified }
 
 // WorkspaceID is the default workspace.
 func (o *Organization) WorkspaceID() string { return o.workspaceID }
+
+// Workspaces is how many workspaces the organization created, the default
+// and archived ones included.
+func (o *Organization) Workspaces() int { return o.workspaces }
+
+// AddWorkspace records workspace id's creation; the caller checked the
+// tier's limit against Workspaces.
+func (o *Organization) AddWorkspace(id string) WorkspaceAdded { return WorkspaceAdded{WorkspaceID: id} }
+
+// ConfirmEmail decides the verification of the email by other means than
+// the organization's own token (its owner user's verification).
+func (o *Organization) ConfirmEmail() (EmailVerified, error) {
+	switch {
+	case o.email == "":
+		return EmailVerified{}, ErrNoEmail
+	case o.emailVerified:
+		return EmailVerified{}, ErrAlreadyVerified
+	}
+	return EmailVerified{Email: o.email}, nil
+}
 
 // VerifyEmail checks token and decides the verification.
 func (o *Organization) VerifyEmail(token string) (EmailVerified, error) {

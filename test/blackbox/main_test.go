@@ -5,7 +5,6 @@
 package blackbox
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -56,6 +55,11 @@ func mainWithCode(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "blackbox: go build svc/cmd/svc:", err)
 		return 1
 	}
+	if err := startMailpit(dir); err != nil {
+		fmt.Fprintln(os.Stderr, "blackbox:", err)
+		return 1
+	}
+	defer stopMailpit()
 	code := m.Run()
 	if shared.srv != nil {
 		if err := shared.srv.stop(); err != nil {
@@ -244,6 +248,9 @@ func childEnv(vars map[string]string) []string {
 			continue
 		}
 		out = append(out, kv)
+	}
+	if _, set := vars["SVC_SMTP_URL"]; !set && mailpit.smtp != "" {
+		out = append(out, "SVC_SMTP_URL="+mailpit.smtp)
 	}
 	for k, v := range vars {
 		if v != "" {
@@ -604,33 +611,11 @@ func (s *server) waitBalance(t testing.TB, key string, want int64, within time.D
 	}
 }
 
-// verificationLink finds the verification link mailed (logged) to email.
+// verificationLink waits for the verification link of POST /api/keys
+// mailed to email, through mailpit.
 func (s *server) verificationLink(t testing.TB, email string) string {
 	t.Helper()
-	linkRE := regexp.MustCompile(`https?://\S+/api/keys/verify-email\?token=\S+`)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		sc := bufio.NewScanner(strings.NewReader(s.stderr.String()))
-		sc.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
-		for sc.Scan() {
-			var line map[string]any
-			if json.Unmarshal(sc.Bytes(), &line) != nil {
-				continue
-			}
-			if line["msg"] != "mail not sent (SVC_SMTP_URL unset)" || line["to"] != email {
-				continue
-			}
-			body, _ := line["body"].(string)
-			if l := linkRE.FindString(body); l != "" {
-				return l
-			}
-			t.Fatalf("mail to %s has no verification link: %q", email, body)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no verification mail to %s in the server log within 10 s", email)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return mailedLink(t, email, regexp.MustCompile(`^Verify your email`), regexp.MustCompile(`https?://\S+/api/keys/verify-email\?token=\S+`))
 }
 
 // ---------------------------------------------------------------------------
