@@ -75,6 +75,13 @@ type Handlers struct {
 	AcceptInvite       Handler[AcceptInvite, InviteAccepted]
 	RevokeInvite       Handler[RevokeInvite, WorkspaceChanged]
 
+	// Folders of a workspace and the workflows in them.
+	CreateFolder     Handler[CreateFolder, FolderCreated]
+	RenameFolder     Handler[RenameFolder, FolderChanged]
+	DeleteFolder     Handler[DeleteFolder, FolderChanged]
+	MoveWorkflows    Handler[MoveWorkflows, WorkflowsMoved]
+	RemoveFromFolder Handler[RemoveFromFolder, FolderChanged]
+
 	// MCP connections authorized with OAuth (spec B, Sessions).
 	InitiateMcpConnection  Handler[InitiateMcpConnection, McpConnectionInitiated]
 	AuthorizeMcpConnection Handler[AuthorizeMcpConnection, McpConnectionAuthorized]
@@ -128,6 +135,11 @@ func NewHandlers(repos *Repositories, p Ports) *Handlers {
 		CreateWorkspaceKey: ready(Handler[CreateWorkspaceKey, WorkspaceKeyCreated](NewCreateWorkspaceKeyHandler(repos)), log, p.Consistency),
 		RevokeWorkspaceKey: ready(Handler[RevokeWorkspaceKey, WorkspaceChanged](NewRevokeWorkspaceKeyHandler(repos)), log, p.Consistency),
 		background:         bg,
+		CreateFolder:       ready(Handler[CreateFolder, FolderCreated](NewCreateFolderHandler(repos)), log, p.Consistency),
+		RenameFolder:       ready(Handler[RenameFolder, FolderChanged](NewRenameFolderHandler(repos)), log, p.Consistency),
+		DeleteFolder:       ready(Handler[DeleteFolder, FolderChanged](NewDeleteFolderHandler(repos)), log, p.Consistency),
+		MoveWorkflows:      ready(Handler[MoveWorkflows, WorkflowsMoved](NewMoveWorkflowsHandler(repos)), log, p.Consistency),
+		RemoveFromFolder:   ready(Handler[RemoveFromFolder, FolderChanged](NewRemoveFromFolderHandler(repos)), log, p.Consistency),
 		InitiateMcpConnection: ready(Handler[InitiateMcpConnection, McpConnectionInitiated](
 			NewInitiateMcpConnectionHandler(p.McpOAuth)), log, p.Consistency),
 		AuthorizeMcpConnection: ready(Handler[AuthorizeMcpConnection, McpConnectionAuthorized](

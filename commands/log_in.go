@@ -63,7 +63,7 @@ func (h LogInHandler) Handle(ctx context.Context, cmd LogIn) (LoggedIn, error) {
 }
 
 // startSession records userID's sign-in by method and stores the session,
-// in one transaction (or in tx's, when given).
+// in one transaction.
 func startSession(ctx context.Context, repos *Repositories, userID, method, clientIP string, now time.Time) (LoggedIn, error) {
 	session, err := credentials.NewSession(userID, now)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"svc/domain/apikey"
 	"svc/domain/credit"
 	"svc/domain/delivery"
+	"svc/domain/folder"
 	"svc/domain/invite"
 	"svc/domain/org"
 	"svc/domain/user"
@@ -40,6 +41,11 @@ type Repositories struct {
 	Users      *eventstore.Repository[*user.User]
 	Workspaces *eventstore.Repository[*workspace.Workspace]
 	Invites    *eventstore.Repository[*invite.Invite]
+	// Folders, FolderNames (by folder.NameKey) and FolderAssignments (by
+	// workflow id): folders, their names' reservations, workflows' folders.
+	Folders           *eventstore.Repository[*folder.Folder]
+	FolderNames       *eventstore.Repository[*folder.Name]
+	FolderAssignments *eventstore.Repository[*folder.Assignment]
 }
 
 // NewRepositories returns the repositories over store.
@@ -91,6 +97,16 @@ func NewRepositories(store *eventstore.Store) *Repositories {
 		Invites: eventstore.NewRepository(store, eventstore.Kind[*invite.Invite]{
 			Stream: invite.Stream, New: func(string) *invite.Invite { return invite.New() }, NotFound: invite.ErrNotFound,
 			Valid: func(id string) bool { return uuid.Validate(id) == nil }, Owner: (*invite.Invite).OrgID,
+		}),
+		Folders: eventstore.NewRepository(store, eventstore.Kind[*folder.Folder]{
+			Stream: folder.Stream, New: func(string) *folder.Folder { return folder.New() }, NotFound: folder.ErrNotFound,
+			Valid: func(id string) bool { return uuid.Validate(id) == nil }, Exists: (*folder.Folder).Exists, Owner: (*folder.Folder).OrgID,
+		}),
+		FolderNames: eventstore.NewRepository(store, eventstore.Kind[*folder.Name]{
+			Stream: folder.NameStream, New: func(string) *folder.Name { return folder.NewName() },
+		}),
+		FolderAssignments: eventstore.NewRepository(store, eventstore.Kind[*folder.Assignment]{
+			Stream: folder.AssignmentStream, New: func(string) *folder.Assignment { return folder.NewAssignment() },
 		}),
 	}
 }

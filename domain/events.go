@@ -5,6 +5,7 @@ import (
 	"svc/domain/connection"
 	"svc/domain/credit"
 	"svc/domain/delivery"
+	"svc/domain/folder"
 	"svc/domain/invite"
 	"svc/domain/org"
 	"svc/domain/user"
@@ -27,5 +28,6 @@ func Events() *event.Registry {
 		workflow.RegisterEvents,
 		delivery.RegisterEvents,
 		connection.RegisterEvents,
+		folder.RegisterEvents,
 	)
 }

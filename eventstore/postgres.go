@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -23,6 +24,16 @@ func Connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	}
 	if !strings.Contains(url, "pool_max_conns") {
 		cfg.MaxConns = max(16, cfg.MaxConns)
+	}
+	// Idle connections go back to the server after 30 s (pgxpool keeps
+	// them 30 min): a quiet instance holds what its listener and runners
+	// use, not its last burst's peak, so instances sharing one PostgreSQL
+	// leave its max_connections to the busy ones.
+	if !strings.Contains(url, "pool_max_conn_idle_time") {
+		cfg.MaxConnIdleTime = 30 * time.Second
+	}
+	if !strings.Contains(url, "pool_health_check_period") {
+		cfg.HealthCheckPeriod = 10 * time.Second
 	}
 	cfg.ConnConfig.Tracer = &counter{}
 	if err := EnsureDatabase(ctx, url); err != nil {

@@ -39,7 +39,7 @@ var nullable = map[string]bool{
 	"template_name_i18n": true, "description_i18n": true, // spec A: null or a map
 	// spec B
 	"archived_at": true, "llm_policy": true, "enforcement_status": true, "last_used_at": true, "max_uses": true,
-	"uses_remaining": true, "invite_id": true, "expires_at": true,
+	"uses_remaining": true, "invite_id": true, "expires_at": true, "next_cursor": true,
 	"user_id": true, "email": true, // GET /api/user/me with a key
 }
 
@@ -255,6 +255,9 @@ func TestEveryWriteIsReadBack(t *testing.T) {
 	for name, w := range peopleWalks(t, f) {
 		walk[name] = w
 	}
+	for name, w := range folderWalks(t, f) {
+		walk[name] = w
+	}
 
 	// every route that accepts a write method, and the GET routes that
 	// run a command, must be walked
@@ -316,6 +319,8 @@ func TestNoNullLists(t *testing.T) {
 		"GET user.me": "/api/user/me", "GET workspaces.list": "/api/workspaces", "GET workspaces.get": "/api/workspaces/" + wsID,
 		"GET workspaces.members.list": "/api/workspaces/" + wsID + "/members", "GET workspaces.keys.list": "/api/workspaces/" + wsID + "/api-keys",
 		"GET workspaces.invites.list": "/api/workspaces/" + wsID + "/invites",
+		"GET workspaces.folders.list": "/api/workspaces/" + wsID + "/folders",
+		"GET workspaces.audit_log":    "/api/workspaces/" + wsID + "/audit-log",
 	} {
 		reads[r] = ""
 		if code, body, _ := f.callAs(t, "GET", path, access, nil); code != 200 {

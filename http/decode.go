@@ -47,7 +47,8 @@ func decodeBody(w http.ResponseWriter, r *http.Request, dst any, emptyOK bool) *
 	if err := dec.Decode(dst); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) && typeErr.Field != "" {
-			return errInvalidField(typeErr.Field, "expected "+typeErr.Type.String()+", got "+typeErr.Value)
+			return errInvalidField(typeErr.Field, "expected "+typeErr.Type.String()+", got "+typeErr.Value).
+				withDetail("expected", typeErr.Type.String())
 		}
 		return newError(http.StatusBadRequest, "invalid_body", "The request body is not valid JSON: "+err.Error()).
 			withFix("Check the JSON syntax: quotes, commas and braces.")

@@ -32,7 +32,7 @@ type mcpInitiateResponse struct {
 // browser.
 func (s *Server) mcpInitiate(w http.ResponseWriter, r *http.Request) error {
 	var body mcpInitiateBody
-	if err := decodeBody(w, r, &body, true); err != nil {
+	if err := platformBody(w, r, &body, true); err != nil {
 		return err
 	}
 	if body.Provider == nil || strings.TrimSpace(*body.Provider) == "" {

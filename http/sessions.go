@@ -61,13 +61,21 @@ func platformField(field, why string) *apiError {
 }
 
 // platformBody decodes a spec B body: a field of the wrong type is
-// invalid_body (spec B has no invalid_field).
+// invalid_body naming it (spec B has no invalid_field); text PostgreSQL
+// cannot store stays invalid_field, as on every route (decision 67).
 func platformBody(w http.ResponseWriter, r *http.Request, dst any, emptyOK bool) *apiError {
 	err := decodeBody(w, r, dst, emptyOK)
-	if err != nil && err.Code == "invalid_field" {
+	if err != nil && err.Code == "invalid_field" && err.Details["expected"] != nil {
 		err.Code = "invalid_body"
 	}
 	return err
+}
+
+// noBody refuses a malformed body on a route that takes none (an empty
+// body or {} passes).
+func noBody(w http.ResponseWriter, r *http.Request) *apiError {
+	var ignored struct{}
+	return platformBody(w, r, &ignored, true)
 }
 
 // signup is POST /api/auth/signup.
@@ -207,6 +215,9 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) error {
 	c, err := r.Cookie(sessionCookie)
 	if err != nil || c.Value == "" {
 		return errNoSession
+	}
+	if err := noBody(w, r); err != nil {
+		return err
 	}
 	res, err := s.commands.LogOut.Handle(r.Context(), commands.LogOut{Access: c.Value})
 	if err != nil {

@@ -35,6 +35,13 @@ func (s *Server) workspaceRoutes(r *mux.Router) {
 	ws("/invites", http.MethodPost, "invites.create", apikey.Admin, s.createInviteLink)
 	ws("/invites", http.MethodGet, "invites.list", apikey.Admin, s.listInviteLinks)
 	ws("/invites/{invite_id}", http.MethodDelete, "invites.revoke", apikey.Admin, s.revokeInvite)
+	ws("/folders", http.MethodGet, "folders.list", "", s.listFolders)
+	ws("/folders", http.MethodPost, "folders.create", apikey.Member, s.createFolder)
+	ws("/folders/{folder_id}", http.MethodPatch, "folders.rename", apikey.Member, s.renameFolder)
+	ws("/folders/{folder_id}", http.MethodDelete, "folders.delete", apikey.Member, s.deleteFolder)
+	ws("/folders/{folder_id}/workflows", http.MethodPost, "folders.workflows.add", apikey.Member, s.moveWorkflows)
+	ws("/folders/{folder_id}/workflows/{workflow_id}", http.MethodDelete, "folders.workflows.remove", apikey.Member, s.removeFromFolder)
+	ws("/audit-log", http.MethodGet, "audit_log", apikey.Admin, s.auditLog)
 	r.Handle("/api/invites/accept", s.handle(s.acceptInvite)).Methods(http.MethodPost).Name("invites.accept")
 }
 
@@ -107,6 +114,19 @@ type nameBody struct {
 	Name *string `json:"name"`
 }
 
+// requiredName decodes a body {name} whose name is required (its rules are
+// the command's).
+func requiredName(w http.ResponseWriter, r *http.Request) (string, error) {
+	var body nameBody
+	if err := platformBody(w, r, &body, false); err != nil {
+		return "", err
+	}
+	if body.Name == nil {
+		return "", errMissingField("name")
+	}
+	return *body.Name, nil
+}
+
 // workspaceNameError maps a name the domain refused.
 func workspaceNameError(err error) error {
 	switch {
@@ -120,16 +140,13 @@ func workspaceNameError(err error) error {
 
 // createWorkspace is POST /api/workspaces (Team and Enterprise).
 func (s *Server) createWorkspace(w http.ResponseWriter, r *http.Request) error {
-	var body nameBody
-	if err := platformBody(w, r, &body, false); err != nil {
+	name, err := requiredName(w, r)
+	if err != nil {
 		return err
-	}
-	if body.Name == nil {
-		return errMissingField("name")
 	}
 	ctx := r.Context()
 	p, _ := principalOf(ctx)
-	cmd := commands.CreateWorkspace{OrgID: p.OrgID, Name: *body.Name}
+	cmd := commands.CreateWorkspace{OrgID: p.OrgID, Name: name}
 	if p.UserID != "" {
 		u, _, err := s.queries.User(ctx, p.UserID)
 		if err != nil {
@@ -167,16 +184,13 @@ func (s *Server) getWorkspace(w http.ResponseWriter, r *http.Request) error {
 
 // renameWorkspace is PUT /api/workspaces/{id}.
 func (s *Server) renameWorkspace(w http.ResponseWriter, r *http.Request) error {
-	var body nameBody
-	if err := platformBody(w, r, &body, false); err != nil {
+	name, err := requiredName(w, r)
+	if err != nil {
 		return err
-	}
-	if body.Name == nil {
-		return errMissingField("name")
 	}
 	ctx := r.Context()
 	a := workspaceOf(ctx)
-	if _, err := s.commands.RenameWorkspace.Handle(ctx, commands.RenameWorkspace{OrgID: a.ws.OrgID, WorkspaceID: a.ws.ID, Name: *body.Name}); err != nil {
+	if _, err := s.commands.RenameWorkspace.Handle(ctx, commands.RenameWorkspace{OrgID: a.ws.OrgID, WorkspaceID: a.ws.ID, Name: name}); err != nil {
 		return workspaceNameError(err)
 	}
 	row, err := s.queries.Workspace(ctx, a.ws.ID)
@@ -204,6 +218,9 @@ func (s *Server) archiveWorkspace(w http.ResponseWriter, r *http.Request) error 
 
 // restoreWorkspace is POST /api/workspaces/{id}/restore.
 func (s *Server) restoreWorkspace(w http.ResponseWriter, r *http.Request) error {
+	if err := noBody(w, r); err != nil {
+		return err
+	}
 	ctx := r.Context()
 	a := workspaceOf(ctx)
 	_, err := s.commands.RestoreWorkspace.Handle(ctx, commands.RestoreWorkspace{OrgID: a.ws.OrgID, WorkspaceID: a.ws.ID})

@@ -134,6 +134,7 @@ func populate(t *testing.T, orgs int) []string {
 			t.Fatal(err)
 		}
 		reservations(t, res.OrgID)
+		populateFolders(t, res.OrgID, res.WorkspaceID)
 	}
 	return ids
 }

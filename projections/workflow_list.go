@@ -88,8 +88,9 @@ type WorkflowFilter struct {
 	CountsTowardLimit           *bool
 	// Terms must all occur in the title or the description (SearchTerms).
 	Terms []string
-	// FolderID: "" or FolderUnassigned match every workflow (there are no
-	// folders yet); any other id matches none.
+	// FolderID: "" matches every workflow, FolderUnassigned those in no
+	// folder, a folder id those in that folder of the org (an id of no
+	// folder of the org matches none).
 	FolderID string
 	// After continues the listing past a cursor.
 	After *Cursor

@@ -37,7 +37,7 @@ func countQuery(f WorkflowFilter) sq.SelectBuilder {
 			q = q.Join("workflows w USING (workflow_id)").Where(own)
 		}
 		return q.Where(staticConditions(f, "s.")).Where(termConditions(f))
-	case f.TaskType == "" && f.CreatedAfter == nil && f.CreatedBefore == nil:
+	case f.TaskType == "" && f.CreatedAfter == nil && f.CreatedBefore == nil && f.FolderID == "":
 		q := psql.Select("coalesce(sum(n), 0)::bigint").From(countsTable.Name + " c").Where(sq.Eq{"c.org_id": f.OrgID})
 		if own := ownConditions(f, "c."); len(own) > 0 {
 			q = q.Where(own)
@@ -52,9 +52,13 @@ func countQuery(f WorkflowFilter) sq.SelectBuilder {
 }
 
 // staticConditions are those on the columns that never change, which the
-// search table has too (alias "s.") beside the workflows table ("w.").
+// search table has too (alias "s.") beside the workflows table ("w."),
+// and the folder (through the workflow id both have).
 func staticConditions(f WorkflowFilter, alias string) sq.And {
 	where := sq.And{sq.Eq{alias + "org_id": f.OrgID}}
+	if in := folderCondition(f, alias); in != nil {
+		where = append(where, in)
+	}
 	if f.TaskType != "" {
 		where = append(where, sq.Eq{alias + "task_type": f.TaskType})
 	}
@@ -68,7 +72,7 @@ func staticConditions(f WorkflowFilter, alias string) sq.And {
 }
 
 // ownConditions are those on the status, which the workflows table and
-// the status counts have, and the folder.
+// the status counts have.
 func ownConditions(f WorkflowFilter, alias string) sq.And {
 	var where sq.And
 	if len(f.Statuses) > 0 {
@@ -77,10 +81,24 @@ func ownConditions(f WorkflowFilter, alias string) sq.And {
 	if f.CountsTowardLimit != nil {
 		where = append(where, sq.Eq{alias + "counts_toward_limit": *f.CountsTowardLimit})
 	}
-	if f.FolderID != "" && f.FolderID != FolderUnassigned {
-		where = append(where, sq.Expr("false"))
-	}
 	return where
+}
+
+// folderCondition selects the workflows of the filter's folder (the
+// folders projection's folder_workflows): those in no folder for
+// FolderUnassigned, those in folder FolderID of the org otherwise; nil
+// without a folder filter.
+func folderCondition(f WorkflowFilter, alias string) sq.Sqlizer {
+	in := "SELECT 1 FROM " + folderWorkflowsTable.Name + " fw WHERE fw.workflow_id = " + alias + "workflow_id"
+	switch {
+	case f.FolderID == "":
+		return nil
+	case f.FolderID == FolderUnassigned:
+		return sq.Expr("NOT EXISTS (" + in + ")")
+	case !folderID(f.FolderID):
+		return sq.Expr("false")
+	}
+	return sq.Expr("EXISTS ("+in+" AND fw.folder_id = ? AND fw.org_id = ?)", f.FolderID, f.OrgID)
 }
 
 // termConditions: every term is a substring of the search text (s).

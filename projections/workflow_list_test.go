@@ -130,7 +130,7 @@ func TestSearchTerms(t *testing.T) {
 
 func TestWorkflowListFilters(t *testing.T) {
 	db.Reset(t)
-	r := newRunner(t, []projections.Projection{projections.Workflows{}}, projections.WithBatch(3))
+	r := newRunner(t, []projections.Projection{projections.Workflows{}, projections.Folders{}}, projections.WithBatch(3))
 	org, other := uuid.NewString(), uuid.NewString()
 	ids := map[string]string{}
 	for name, f := range map[string]listFlow{
@@ -145,6 +145,9 @@ func TestWorkflowListFilters(t *testing.T) {
 		ids[name] = appendFlow(t, org, f)
 	}
 	foreign := appendFlow(t, other, listFlow{"Pricing review for the board", "Compare our SaaS pricing", "competitive_analysis", "queued"})
+	// folders: completed and failed in one; queued in one deleted since;
+	// halted moved out of the first into another, then removed from it
+	kept, gone, emptied, theirs := fileFolders(t, org, other, ids, foreign)
 	catchUp(t, r)
 	base := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	order := []string{"planned", "queued", "executing", "completed", "failed", "halted", "cancelled"} // oldest first
@@ -180,8 +183,19 @@ func TestWorkflowListFilters(t *testing.T) {
 		{"created_after", projections.WorkflowFilter{CreatedAfter: &after}, want("executing", "completed", "failed", "halted", "cancelled")},
 		{"created_before (exclusive)", projections.WorkflowFilter{CreatedBefore: &before}, want("planned", "queued", "executing", "completed")},
 		{"created window", projections.WorkflowFilter{CreatedAfter: &after, CreatedBefore: &before}, want("executing", "completed")},
-		{"folder unassigned", projections.WorkflowFilter{FolderID: projections.FolderUnassigned}, want(order...)},
+		{"folder unassigned", projections.WorkflowFilter{FolderID: projections.FolderUnassigned}, want("planned", "queued", "executing", "halted", "cancelled")},
+		{"folder", projections.WorkflowFilter{FolderID: kept}, want("completed", "failed")},
+		{"folder and status", projections.WorkflowFilter{FolderID: kept, Statuses: []string{"failed"}}, want("failed")},
+		{"folder and task_type", projections.WorkflowFilter{FolderID: kept, TaskType: "code_review"}, want("failed")},
+		{"unassigned and status", projections.WorkflowFilter{FolderID: projections.FolderUnassigned, Statuses: []string{"completed", "halted"}}, want("halted")},
+		{"deleted folder", projections.WorkflowFilter{FolderID: gone}, want()},
+		{"emptied folder", projections.WorkflowFilter{FolderID: emptied}, want()},
+		{"another org's folder", projections.WorkflowFilter{FolderID: theirs}, want()},
+		{"unknown folder", projections.WorkflowFilter{FolderID: uuid.NewString()}, want()},
 		{"other folder", projections.WorkflowFilter{FolderID: "fld_123"}, want()},
+		{"folder urn", projections.WorkflowFilter{FolderID: "urn:uuid:" + kept}, want()},
+		{"q and folder", projections.WorkflowFilter{Terms: projections.SearchTerms("snake_case"), FolderID: kept}, want("completed")},
+		{"q and unassigned", projections.WorkflowFilter{Terms: projections.SearchTerms("snake"), FolderID: projections.FolderUnassigned}, want("halted")},
 		{"q in title, any case", projections.WorkflowFilter{Terms: projections.SearchTerms("BOARD")}, want("planned")},
 		{"q in description", projections.WorkflowFilter{Terms: projections.SearchTerms("tickets")}, want("queued")},
 		{"q substring", projections.WorkflowFilter{Terms: projections.SearchTerms("pric")}, want("planned", "cancelled")},

@@ -27,8 +27,10 @@ import (
 // "available_mcp_connections[0].server_url") and the JSON kind expected
 // there: string, number, bool, array, object.
 type postRoute struct {
-	path string
-	base map[string]any // a valid body (execute's is delivered by polling)
+	path string // {id} stands for the caller's default workspace
+	// session: the route takes a session cookie, not a key
+	session bool
+	base    map[string]any // a valid body (execute's is delivered by polling)
 	// fields maps each known field to its kind.
 	fields map[string]string
 }
@@ -94,6 +96,72 @@ var postRoutes = []postRoute{
 	{path: "/api/rigor/workflows/actions",
 		base:   map[string]any{"action": "cancel", "workflow_ids": []any{"wr_00000000000000000000000000000000"}},
 		fields: map[string]string{"action": "string", "workflow_ids": "array", "workflow_ids[0]": "string", "confirm": "bool", "force": "bool"}},
+	{path: "/api/auth/signup",
+		base:   map[string]any{"email": "fuzz-signup@example.com", "password": "long enough", "name": "Fuzz"},
+		fields: map[string]string{"email": "string", "password": "string", "name": "string"}},
+	{path: "/api/auth/login",
+		base:   map[string]any{"email": "fuzz-login@example.com", "password": "long enough"},
+		fields: map[string]string{"email": "string", "password": "string"}},
+	{path: "/api/auth/refresh",
+		base:   map[string]any{"refresh_token": "not-a-token"},
+		fields: map[string]string{"refresh_token": "string"}},
+	{path: "/api/auth/logout", session: true, base: map[string]any{}, fields: map[string]string{}},
+	{path: "/api/auth/mcp/initiate",
+		base:   map[string]any{"provider": "none", "permission_mode": "read"},
+		fields: map[string]string{"provider": "string", "permission_mode": "string"}},
+	{path: "/api/invites/accept", session: true,
+		base:   map[string]any{"token": "00000000-0000-4000-8000-000000000000.x"},
+		fields: map[string]string{"token": "string"}},
+	{path: "/api/workspaces",
+		base:   map[string]any{"name": "Fuzz"},
+		fields: map[string]string{"name": "string"}},
+	{path: "/api/workspaces/{id}/restore", base: map[string]any{}, fields: map[string]string{}},
+	{path: "/api/workspaces/{id}/members",
+		base:   map[string]any{"email": "fuzz-member@example.com", "role": "viewer"},
+		fields: map[string]string{"email": "string", "role": "string"}},
+	{path: "/api/workspaces/{id}/api-keys",
+		base:   map[string]any{"label": "fuzz", "role": "viewer"},
+		fields: map[string]string{"label": "string", "role": "string"}},
+	{path: "/api/workspaces/{id}/invites",
+		base:   map[string]any{"role": "viewer", "max_uses": 1, "expires_in_days": 1},
+		fields: map[string]string{"role": "string", "max_uses": "number", "expires_in_days": "number"}},
+	{path: "/api/workspaces/{id}/folders",
+		base:   map[string]any{"name": "Fuzz"},
+		fields: map[string]string{"name": "string"}},
+	{path: "/api/workspaces/{id}/folders/{folder_id}/workflows",
+		base:   map[string]any{"workflow_ids": []any{"wr_00000000000000000000000000000000"}},
+		fields: map[string]string{"workflow_ids": "array", "workflow_ids[0]": "string"}},
+}
+
+// fill puts who's workspace and folder into path's {id} and {folder_id}.
+func (who caller) fill(path string) string {
+	return strings.NewReplacer("{id}", who.workspace, "{folder_id}", who.folder).Replace(path)
+}
+
+// caller is who sends a fuzzed request: an organization's owner key, or a
+// signed-up user's session.
+type caller struct {
+	key, cookie, workspace, folder string
+}
+
+// newCaller signs up a fresh caller for route.
+func (s *server) newCaller(t *testing.T, route postRoute) caller {
+	t.Helper()
+	if route.session {
+		p := s.signUpPerson(t, "fuzz")
+		return caller{cookie: "svc_session=" + p.Access, workspace: p.WorkspaceID}
+	}
+	a := s.signup(t, nil)
+	return caller{key: a.Key, workspace: a.WorkspaceID, folder: s.folder(t, a)}
+}
+
+// folder creates a folder in a's default workspace and returns its id.
+func (s *server) folder(t *testing.T, a account) string {
+	t.Helper()
+	res := s.do(t, req{Method: http.MethodPost, Path: "/api/workspaces/" + a.WorkspaceID + "/folders", Key: a.Key,
+		Body: map[string]any{"name": "Fuzz " + randomHex(4)}})
+	wantStatus(t, res, http.StatusCreated)
+	return str(t, res.Body, "id")
 }
 
 // TestPostRouteList reads the routes http registers (every non-test file
@@ -120,8 +188,10 @@ func TestPostRouteList(t *testing.T) {
 
 	s := sharedServer(t)
 	a := s.signup(t, nil)
+	folderID := s.folder(t, a)
 	for _, r := range postRoutes {
-		res := s.do(t, req{Method: http.MethodPost, Path: r.path, Key: a.Key, XFF: nextIP(), Body: "[]"})
+		who := caller{key: a.Key, workspace: a.WorkspaceID, folder: folderID}
+		res := s.do(t, req{Method: http.MethodPost, Path: who.fill(r.path), Key: a.Key, XFF: nextIP(), Body: "[]"})
 		if res.Status == http.StatusNotFound || res.Status == http.StatusMethodNotAllowed {
 			t.Errorf("POST %s: %d, the route does not exist: %s", r.path, res.Status, res.Raw)
 		}
@@ -206,6 +276,17 @@ func registeredPostRoutes(t *testing.T) []string {
 			if !ok {
 				return true
 			}
+			// workspaceRoutes' helper: ws(path, method, name, floor, handler)
+			// registers /api/workspaces/{id} + path
+			if id, ok := call.Fun.(*ast.Ident); ok && id.Name == "ws" && len(call.Args) >= 2 && isPost(call.Args[1]) {
+				p, ok := str(call.Args[0])
+				if !ok {
+					t.Errorf("%s: ws with a path that is not a literal", fset.Position(call.Pos()))
+					return true
+				}
+				out = append(out, "/api/workspaces/{id}"+p)
+				return true
+			}
 			sel, ok := call.Fun.(*ast.SelectorExpr)
 			if !ok {
 				return true
@@ -272,7 +353,7 @@ func TestFuzzPostRoutes(t *testing.T) {
 	total := 0
 	for _, route := range postRoutes {
 		// a fresh org every 100 requests: the per-minute limit (120) is per org
-		var key string
+		var who caller
 		sent := 0
 		counts := map[int]int{}
 		send := func(what string, body []byte) *response {
@@ -281,10 +362,10 @@ func TestFuzzPostRoutes(t *testing.T) {
 				t.Fatalf("the fuzz ran over its time budget at %s %s", route.path, what)
 			}
 			if sent%100 == 0 {
-				key = s.signup(t, nil).Key
+				who = s.newCaller(t, route)
 			}
 			sent++
-			res := s.fuzzPost(t, route.path, key, body)
+			res := s.fuzzPost(t, who.fill(route.path), who, body)
 			counts[res.Status]++
 			if res.Status >= 500 {
 				t.Errorf("POST %s, %s: %d %s\nbody: %.300q", route.path, what, res.Status, res.Raw, body)
@@ -339,7 +420,11 @@ func TestFuzzPostRoutes(t *testing.T) {
 					closing = "}"
 				}
 				nested := strings.Repeat(open, depth) + "1" + strings.Repeat(closing, depth)
-				for _, f := range []string{fields[0], "unknown_field"} {
+				targets := []string{"unknown_field"}
+				if len(fields) > 0 {
+					targets = append(targets, fields[0])
+				}
+				for _, f := range targets {
 					send(fmt.Sprintf("%s nested %d deep in %s", open, depth, f),
 						[]byte(`{"`+f+`":`+nested+`}`))
 				}
@@ -462,7 +547,7 @@ func TestTextRefusals(t *testing.T) {
 // signups) and checks what every answer must satisfy (checkCommon). An
 // event stream (execute's default delivery) is closed once its headers
 // arrived.
-func (s *server) fuzzPost(t *testing.T, path, key string, body []byte) *response {
+func (s *server) fuzzPost(t *testing.T, path string, who caller, body []byte) *response {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -471,7 +556,12 @@ func (s *server) fuzzPost(t *testing.T, path, key string, body []byte) *response
 		t.Fatal(err)
 	}
 	hr.Header.Set("Content-Type", "application/json")
-	hr.Header.Set("x-api-key", key)
+	if who.key != "" {
+		hr.Header.Set("x-api-key", who.key)
+	}
+	if who.cookie != "" {
+		hr.Header.Set("Cookie", who.cookie)
+	}
 	hr.Header.Set("X-Forwarded-For", nextIP())
 	resp, err := http.DefaultClient.Do(hr)
 	if err != nil {

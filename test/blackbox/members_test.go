@@ -144,7 +144,7 @@ func TestInviteLinks(t *testing.T) {
 	t.Parallel()
 	s := sharedServer(t)
 	owner := s.signUpPerson(t, "links")
-	setTier(t, s, owner.OrgID, "enterprise") // room for 20 members
+	setTier(t, s, owner, "enterprise") // room for 20 members
 	ws := "/api/workspaces/" + owner.WorkspaceID
 	as := func(p person, method, path string, body any) *response {
 		return s.do(t, req{Method: method, Path: path, Header: p.cookie(), Body: body})

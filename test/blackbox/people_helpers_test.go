@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 )
 
 // person is a signed-up user with a live session.
@@ -62,12 +63,19 @@ func sessionCookie(res *response) string {
 	return ""
 }
 
-// setTier changes an organization's tier with the operator CLI.
-func setTier(t testing.TB, s *server, orgID, tier string) {
+// setTier changes an organization's tier with the operator CLI, and waits
+// until the API reads it (the read models follow the log; the CLI's
+// append is not one of the server's own writes).
+func setTier(t testing.TB, s *server, p person, tier string) {
 	t.Helper()
-	if r := cli(t, s.dbURL, "org", "set-tier", "--org", orgID, "--tier", tier); r.Code != 0 {
+	if r := cli(t, s.dbURL, "org", "set-tier", "--org", p.OrgID, "--tier", tier); r.Code != 0 {
 		t.Fatalf("svc org set-tier: %s", r)
 	}
+	s.poll(t, req{Path: "/api/workspaces/" + p.WorkspaceID, Header: p.cookie()}, 30*time.Second, func(res *response) bool {
+		return res.Status == http.StatusOK && res.Body["account_tier"] == tier
+	}, func(res *response) string {
+		return "the API does not read tier " + tier + " within 30 s: " + string(res.Raw)
+	})
 }
 
 // keyWithRole creates an API key of workspace wsID with role, as p.

@@ -32,7 +32,7 @@ func TestWorkspaces(t *testing.T) {
 	wantError(t, do(http.MethodDelete, "/api/workspaces/"+p.WorkspaceID, nil), http.StatusForbidden, "forbidden")
 	wantError(t, do(http.MethodPost, "/api/workspaces/"+p.WorkspaceID+"/restore", nil), http.StatusForbidden, "tier_required")
 
-	setTier(t, s, p.OrgID, "team")
+	setTier(t, s, p, "team")
 	created := do(http.MethodPost, "/api/workspaces", map[string]any{"name": "  Research & Dev "})
 	wantStatus(t, created, http.StatusCreated)
 	id := uuidField(t, created.Body, "id")
