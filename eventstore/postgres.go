@@ -50,10 +50,21 @@ func Connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	return pool, nil
 }
 
+// connConfig is the connection part of url: pgxpool's parser takes the
+// pool_* parameters out (pgx's own would send them to the server, which
+// refuses them).
+func connConfig(url string) (*pgx.ConnConfig, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, err
+	}
+	return cfg.ConnConfig, nil
+}
+
 // EnsureDatabase creates the database named in url if it does not exist,
 // connecting to the server's "postgres" database to do so.
 func EnsureDatabase(ctx context.Context, url string) error {
-	cfg, err := pgx.ParseConfig(url)
+	cfg, err := connConfig(url)
 	if err != nil {
 		return fmt.Errorf("parse DATABASE_URL: %w", err)
 	}
@@ -85,7 +96,7 @@ func EnsureDatabase(ctx context.Context, url string) error {
 
 // DropDatabase drops the database named in url (tests use it to clean up).
 func DropDatabase(ctx context.Context, url string) error {
-	cfg, err := pgx.ParseConfig(url)
+	cfg, err := connConfig(url)
 	if err != nil {
 		return err
 	}

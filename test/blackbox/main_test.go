@@ -659,6 +659,24 @@ func (r cliResult) String() string {
 // ---------------------------------------------------------------------------
 // Workflow execution helpers
 
+// testPoolConns bounds each test server's database pool (16 by default):
+// the parallel tests run several servers, clusters of three among them,
+// beside the other packages' tests, on one PostgreSQL with 100
+// connections.
+const testPoolConns = "10"
+
+// serverURL is dbURL with the test servers' pool bound, unless it sets one.
+func serverURL(dbURL string) string {
+	if strings.Contains(dbURL, "pool_max_conns") {
+		return dbURL
+	}
+	sep := "?"
+	if strings.Contains(dbURL, "?") {
+		sep = "&"
+	}
+	return dbURL + sep + "pool_max_conns=" + testPoolConns
+}
+
 // launchOn starts "svc serve" on the existing database dbURL (nothing is
 // dropped first: a successor of a crashed server) with env as in launch,
 // and waits until its health endpoint answers.
@@ -668,7 +686,7 @@ func launchOn(dbURL string, env map[string]string) (*server, error) {
 		return nil, err
 	}
 	vars := map[string]string{
-		"DATABASE_URL":        dbURL,
+		"DATABASE_URL":        serverURL(dbURL),
 		"SVC_ADDR":            addr,
 		"SVC_TRUSTED_PROXIES": "127.0.0.1/32",
 		"SVC_SECRET_KEY":      randomHex(32),
