@@ -208,6 +208,11 @@ func (s *Store) Push(ctx context.Context, opts PushOptions) error {
 		p.mu.Unlock()
 	}()
 
+	// the head before the listener's first signal (watchHead)
+	head := int64(-1)
+	if pos, _, err := Head(ctx, s.pool); err == nil {
+		head = pos.Global
+	}
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() {
@@ -216,7 +221,7 @@ func (s *Store) Push(ctx context.Context, opts PushOptions) error {
 	}()
 	go func() {
 		defer wg.Done()
-		s.watchHead(ctx, opts)
+		s.watchHead(ctx, opts, head)
 	}()
 	s.listen(ctx, opts)
 	wg.Wait()
@@ -224,16 +229,16 @@ func (s *Store) Push(ctx context.Context, opts PushOptions) error {
 }
 
 // watchHead reads the visible head of the log every opts.HeadEvery and
-// wakes every subscriber when it moved since the last look: the safety
-// net for a notification lost (a listener reconnecting, a process that
-// does not announce) and for events that were hidden when a reader looked.
-// Its first look wakes every subscriber too: what a silent writer appended
-// between the subscribers' start and that look has no earlier head to
-// differ from.
-func (s *Store) watchHead(ctx context.Context, opts PushOptions) {
+// wakes every subscriber when it moved since the last look: the safety net
+// for a notification lost (a listener reconnecting, a process that does
+// not announce) and for events that were hidden when a reader looked. head
+// is the head Push read before its listener's first signal woke every
+// subscriber, so what a silent writer appended after that read is a move
+// at the first look; -1 when that read failed (the first look then wakes
+// every subscriber).
+func (s *Store) watchHead(ctx context.Context, opts PushOptions, head int64) {
 	t := time.NewTicker(opts.HeadEvery)
 	defer t.Stop()
-	head := int64(-1) // not read yet
 	for {
 		select {
 		case <-ctx.Done():
