@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
 	"svc/domain/credit"
+	"svc/domain/org"
 	"svc/eventstore"
 	"svc/eventstore/event"
 )
@@ -102,4 +104,22 @@ func compareBilling(log, model BalanceRow, logFlows, modelFlows map[string]int64
 		cmp("workflow "+id+" charges", logFlows[id], modelFlows[id])
 	}
 	return diffs
+}
+
+// OrgIDs lists every organization the log holds, in the order they were
+// created: what `svc replay billing --all` checks.
+func OrgIDs(ctx context.Context, store *eventstore.Store) ([]string, error) {
+	rows, err := store.Pool().Query(ctx, `SELECT stream_id FROM events WHERE type = $1 ORDER BY transaction_id, position`, org.EventCreated)
+	if err != nil {
+		return nil, fmt.Errorf("list organizations: %w", err)
+	}
+	streams, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("list organizations: %w", err)
+	}
+	ids := make([]string, 0, len(streams))
+	for _, s := range streams {
+		ids = append(ids, strings.TrimPrefix(s, org.Stream("")))
+	}
+	return ids, nil
 }

@@ -41,7 +41,7 @@ func cliCommands() []command {
 		{"migrate", "apply pending migrations and exit", runMigrate},
 		{"projections list", "each projection with its checkpoint and lag", runProjectionsList},
 		{"projections rebuild", "rebuild a projection (NAME or --all) from the event log", runProjectionsRebuild},
-		{"replay billing", "recompute an org's billing from the log and compare (exit 1 on a difference)", runReplayBilling},
+		{"replay billing", "recompute an org's (or every org's) billing from the log and compare (exit 1 on a difference)", runReplayBilling},
 		{"events tail", "print events as JSON lines in global order", runEventsTail},
 		{"credits grant", "append an operator credit grant", runCreditsGrant},
 		{"org set-tier", "append a manual tier change", runOrgSetTier},

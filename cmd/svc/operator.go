@@ -153,18 +153,28 @@ func runProjectionsRebuild(ctx context.Context, args []string) error {
 func runReplayBilling(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("replay billing", flag.ContinueOnError)
 	orgID := orgFlag(fs)
-	if helped, err := noArgs(fs, args, "replay billing --org ORG_ID\n\nRecomputes the org's balance and per-workflow charges from the event log and compares them\nwith the read models. Exit 0 when they agree, 1 on any difference."); helped || err != nil {
+	all := fs.Bool("all", false, "check every organization (a progress bar on stderr)")
+	if helped, err := noArgs(fs, args, "replay billing --org ORG_ID | --all\n\nRecomputes the balance and per-workflow charges from the event log and compares them\nwith the read models, for one organization or for every one. Exit 0 when they agree,\n1 on any difference."); helped || err != nil {
 		return err
 	}
-	if err := checkOrg(*orgID); err != nil {
-		return err
+	if *all && *orgID != "" {
+		return usageErr("replay billing: --org and --all exclude each other")
+	}
+	if !*all {
+		if err := checkOrg(*orgID); err != nil {
+			return err
+		}
 	}
 	pool, _, err := openPool(ctx)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	rep, err := projections.ReplayBilling(ctx, announcing(pool), *orgID)
+	store := announcing(pool)
+	if *all {
+		return replayAll(ctx, store)
+	}
+	rep, err := projections.ReplayBilling(ctx, store, *orgID)
 	if err != nil {
 		return err
 	}
@@ -179,6 +189,43 @@ func runReplayBilling(ctx context.Context, args []string) error {
 		fmt.Println("DIFFERENCE " + d)
 	}
 	return &exitError{code: 1, err: fmt.Errorf("billing of %s differs from the event log in %d places", rep.OrgID, len(rep.Differences))}
+}
+
+// replayAll replays every organization's billing, one at a time (each in
+// its own short reads), with a progress bar; it prints the differences of
+// each organization that has any.
+func replayAll(ctx context.Context, store *eventstore.Store) error {
+	ids, err := projections.OrgIDs(ctx, store)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	bar := progressbar.NewOptions(len(ids), progressbar.OptionSetDescription("replay billing"),
+		progressbar.OptionSetWriter(os.Stderr), progressbar.OptionShowCount(), progressbar.OptionShowIts(),
+		progressbar.OptionSetItsString("orgs"), progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionOnCompletion(func() { fmt.Fprintln(os.Stderr) }))
+	differ := 0
+	for _, id := range ids {
+		rep, err := projections.ReplayBilling(ctx, store, id)
+		if err != nil {
+			return fmt.Errorf("replay billing of %s: %w", id, err)
+		}
+		if len(rep.Differences) > 0 {
+			differ++
+			_ = bar.Clear()
+			for _, d := range rep.Differences {
+				fmt.Printf("DIFFERENCE org %s: %s\n", id, d)
+			}
+		}
+		_ = bar.Add(1)
+	}
+	_ = bar.Finish()
+	fmt.Printf("%d organizations checked in %.1fs, %d differ\n", len(ids), time.Since(start).Seconds(), differ)
+	if differ > 0 {
+		return &exitError{code: 1, err: fmt.Errorf("the billing of %d of %d organizations differs from the event log", differ, len(ids))}
+	}
+	fmt.Println("OK: the read models agree with the event log")
+	return nil
 }
 
 func runEventsTail(ctx context.Context, args []string) error {

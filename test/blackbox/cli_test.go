@@ -279,3 +279,23 @@ func TestCLIHelpAndBadFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayBillingAll: `svc replay billing --all` checks every
+// organization of the log and agrees when the read models do.
+func TestReplayBillingAll(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, nil)
+	var last account
+	for range 3 {
+		last = s.signup(t, nil)
+	}
+	if out := cli(t, s.dbURL, "credits", "grant", "--org", last.OrgID, "--credits", "700", "--reason", "replay all"); out.Code != 0 {
+		t.Fatalf("svc credits grant: %s", out)
+	}
+	s.waitBalance(t, last.Key, 3200, 30*time.Second)
+	out := cli(t, s.dbURL, "replay", "billing", "--all")
+	if out.Code != 0 || !strings.Contains(out.Stdout, "3 organizations checked") || !strings.Contains(out.Stdout, "OK") {
+		t.Fatalf("svc replay billing --all: want exit 0, 3 organizations and OK: %s", out)
+	}
+	wantUsageError(t, cli(t, s.dbURL, "replay", "billing", "--all", "--org", last.OrgID))
+}
