@@ -16,6 +16,13 @@ MAILPIT_VERSION := 1.27.11
 MAILPIT         := bin/mailpit
 export MAILPIT_BIN := $(CURDIR)/$(MAILPIT)
 
+# stripe-mock, pinned: the payment processor's API the black-box tests
+# point STRIPE_API_BASE at (its OpenAPI spec is stripe-go v86's API
+# version, dahlia); installed into bin/.
+STRIPE_MOCK_VERSION := 0.203.0
+STRIPE_MOCK         := bin/stripe-mock
+export STRIPE_MOCK_BIN := $(CURDIR)/$(STRIPE_MOCK)
+
 .PHONY: build run test vet lint tools bench clean
 
 build:
@@ -34,6 +41,9 @@ tools:
 	@test -f bin/.mailpit-$(MAILPIT_VERSION) && test -x $(MAILPIT) || { \
 		echo "installing mailpit v$(MAILPIT_VERSION) into bin/"; \
 		GOBIN=$(CURDIR)/bin $(GO) install github.com/axllent/mailpit@v$(MAILPIT_VERSION) && touch bin/.mailpit-$(MAILPIT_VERSION); }
+	@test -f bin/.stripe-mock-$(STRIPE_MOCK_VERSION) && test -x $(STRIPE_MOCK) || { \
+		echo "installing stripe-mock v$(STRIPE_MOCK_VERSION) into bin/"; \
+		GOBIN=$(CURDIR)/bin $(GO) install github.com/stripe/stripe-mock@v$(STRIPE_MOCK_VERSION) && touch bin/.stripe-mock-$(STRIPE_MOCK_VERSION); }
 
 # The architecture's import rules (depguard), unused code and staticcheck.
 lint: tools

@@ -14,6 +14,7 @@ require (
 	github.com/redis/go-redis/v9 v9.7.3
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
 	github.com/schollz/progressbar/v3 v3.17.1
+	github.com/stripe/stripe-go/v86 v86.1.0
 	golang.org/x/crypto v0.37.0
 	golang.org/x/oauth2 v0.35.0
 	golang.org/x/text v0.32.0

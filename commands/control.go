@@ -186,8 +186,10 @@ func claim(active *workflow.Slots, id, tier string) (slot workflow.SlotTaken, ta
 // tx: a run that holds some already reserves only the difference; with
 // amount 0 it only takes the lock. When the spendable balance does not cover it,
 // *InsufficientCreditsError, whose Balance is what the run could draw on
-// (the spendable balance and what it holds).
-func reserve(tx *eventstore.Tx, repos *Repositories, orgID, id string, amount int) error {
+// (the spendable balance and what it holds). b is the run's workspace
+// budget (budget.go): a reservation it does not cover is a
+// *credit.BudgetExceededError.
+func reserve(tx *eventstore.Tx, repos *Repositories, orgID, id string, amount int, b credit.Budget) error {
 	if amount <= 0 {
 		return LockOrg(tx, orgID)
 	}
@@ -195,7 +197,7 @@ func reserve(tx *eventstore.Tx, repos *Repositories, orgID, id string, amount in
 	if err != nil {
 		return err
 	}
-	r, ok, err := ledger.Reserve(id, int64(amount))
+	r, ok, err := ledger.ReserveIn(id, int64(amount), b)
 	if errors.Is(err, credit.ErrInsufficient) {
 		return &InsufficientCreditsError{Required: int64(amount), Balance: ledger.AvailableTo(id)}
 	}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"svc/adapters/llm"
 	"svc/domain/credit"
+	"svc/domain/planning"
 	"svc/eventstore/event"
 )
 
@@ -24,8 +26,11 @@ var ErrEnhanceUnavailable = errors.New("the LLM could not rewrite the descriptio
 // tier) and charges EnhanceCredits for the rewrite.
 type EnhanceTask struct {
 	OrgID, KeyID string
-	Description  string
-	TaskType     string // optional: the caller's task type
+	// WorkspaceID is the caller's workspace: the charge counts against its
+	// monthly budget (it is not refused by it: only runs are).
+	WorkspaceID string
+	Description string
+	TaskType    string // optional: the caller's task type
 }
 
 // TaskEnhanced is the outcome of EnhanceTask.
@@ -38,17 +43,22 @@ type TaskEnhanced struct {
 
 // EnhanceTaskHandler handles EnhanceTask.
 type EnhanceTaskHandler struct {
-	repos *Repositories
-	llm   llm.Provider
+	repos  *Repositories
+	llm    llm.Provider
+	models planning.Models // what llm policies route to (WithEnhanceModels)
 }
 
 // NewEnhanceTaskHandler returns a handler over repos writing rewrites
 // with provider.
-func NewEnhanceTaskHandler(repos *Repositories, provider llm.Provider) EnhanceTaskHandler {
+func NewEnhanceTaskHandler(repos *Repositories, provider llm.Provider, opts ...EnhanceOption) EnhanceTaskHandler {
 	if provider == nil {
 		panic("commands: nil LLM provider")
 	}
-	return EnhanceTaskHandler{repos: must(repos), llm: provider}
+	h := EnhanceTaskHandler{repos: must(repos), llm: provider}
+	for _, o := range opts {
+		o(&h)
+	}
+	return h
 }
 
 // Handle refuses with an *InsufficientCreditsError when the spendable
@@ -64,7 +74,15 @@ func (h EnhanceTaskHandler) Handle(ctx context.Context, cmd EnhanceTask) (TaskEn
 	if ledger.Balance() < EnhanceCredits {
 		return TaskEnhanced{}, insufficient(ledger, EnhanceCredits)
 	}
-	resp, err := h.llm.Complete(ctx, llm.Request{Kind: llm.KindEnhance, Tier: 2, Description: cmd.Description, TaskType: cmd.TaskType})
+	req := llm.Request{Kind: llm.KindEnhance, Tier: 2, Description: cmd.Description, TaskType: cmd.TaskType}
+	routing, err := routingIn(ctx, h.repos, h.models, cmd.OrgID, cmd.WorkspaceID) // the workspace's llm policy (set_llm_policy.go)
+	if err != nil {
+		return TaskEnhanced{}, fmt.Errorf("enhance task: %w", err)
+	}
+	if routing != nil {
+		req.Model = routing.For(2).Model
+	}
+	resp, err := h.llm.Complete(ctx, req)
 	if err != nil {
 		return TaskEnhanced{}, fmt.Errorf("%w: %w", ErrEnhanceUnavailable, err)
 	}
@@ -73,7 +91,8 @@ func (h EnhanceTaskHandler) Handle(ctx context.Context, cmd EnhanceTask) (TaskEn
 		return TaskEnhanced{}, fmt.Errorf("enhance task: %w", err)
 	}
 	ledger, pos, err := h.repos.Ledgers.Update(ctx, cmd.OrgID, cmd.OrgID, func(l *credit.Ledger) ([]event.Data, error) {
-		c, err := l.Charge(credit.Charged{OrgID: cmd.OrgID, Amount: EnhanceCredits, Reason: ReasonEnhance, KeyID: cmd.KeyID})
+		c, err := l.Charge(credit.Charged{OrgID: cmd.OrgID, Amount: EnhanceCredits, Reason: ReasonEnhance, KeyID: cmd.KeyID,
+			WorkspaceID: cmd.WorkspaceID, Month: monthOf(cmd.WorkspaceID, time.Now())})
 		if errors.Is(err, credit.ErrInsufficient) {
 			return nil, insufficient(l, EnhanceCredits)
 		}

@@ -181,6 +181,9 @@ func (h ExecuteWorkflowHandler) queue(tx *eventstore.Tx, cmd ExecuteWorkflow, fr
 		if wf.OrgID() != cmd.OrgID {
 			return WorkflowQueued{}, ErrForeignWorkflow
 		}
+		if err := h.recheckPolicy(tx, cmd.Tier, wf.Planned()); err != nil { // set_llm_policy.go
+			return WorkflowQueued{}, err
+		}
 	}
 	planned := wf.Planned()
 	if err := wf.CanQueue(); err != nil {
@@ -268,7 +271,7 @@ func (h ExecuteWorkflowHandler) queue(tx *eventstore.Tx, cmd ExecuteWorkflow, fr
 	if q.Free {
 		amount = 0 // the lock alone
 	}
-	if err := reserve(tx, h.repos, cmd.OrgID, planned.WorkflowID, amount); err != nil {
+	if err := reserveRun(tx, h.repos, cmd.OrgID, planned.WorkspaceID, cmd.Tier, planned.WorkflowID, amount); err != nil {
 		return WorkflowQueued{}, err
 	}
 	if err := takeSlot(tx, h.repos, cmd.OrgID, planned.WorkflowID, cmd.Tier); err != nil {

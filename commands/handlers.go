@@ -36,6 +36,9 @@ type Ports struct {
 	// McpOAuth runs the OAuth flows of MCP connections (optional: without
 	// it no provider is available); their tokens are sealed by Sealer.
 	McpOAuth McpOAuth
+	// Payments is the payment processor (optional: without it the billing
+	// commands answer payment.ErrUnavailable).
+	Payments PaymentProcessor
 	// Consistency makes each command's answer, and the caller's reads
 	// after it, reflect its events (projections.Queries); nil skips the
 	// wait (tests without read models).
@@ -66,6 +69,7 @@ type Handlers struct {
 	RenameWorkspace    Handler[RenameWorkspace, WorkspaceChanged]
 	ArchiveWorkspace   Handler[ArchiveWorkspace, WorkspaceChanged]
 	RestoreWorkspace   Handler[RestoreWorkspace, WorkspaceChanged]
+	SetWorkspaceBudget Handler[SetWorkspaceBudget, WorkspaceChanged]
 	AddMember          Handler[AddMember, MemberJoined]
 	ChangeMemberRole   Handler[ChangeMemberRole, WorkspaceChanged]
 	RemoveMember       Handler[RemoveMember, WorkspaceChanged]
@@ -74,6 +78,11 @@ type Handlers struct {
 	CreateInvite       Handler[CreateInvite, InviteCreated]
 	AcceptInvite       Handler[AcceptInvite, InviteAccepted]
 	RevokeInvite       Handler[RevokeInvite, WorkspaceChanged]
+
+	// A workspace's llm policy (set_llm_policy.go), and the models plans
+	// route to, the names a policy may allow.
+	SetLLMPolicy Handler[SetLLMPolicy, WorkspaceChanged]
+	Models       planning.Models
 
 	// Folders of a workspace and the workflows in them.
 	CreateFolder     Handler[CreateFolder, FolderCreated]
@@ -85,6 +94,12 @@ type Handlers struct {
 	// MCP connections authorized with OAuth (spec B, Sessions).
 	InitiateMcpConnection  Handler[InitiateMcpConnection, McpConnectionInitiated]
 	AuthorizeMcpConnection Handler[AuthorizeMcpConnection, McpConnectionAuthorized]
+
+	// Billing through the payment processor (spec B, Billing).
+	CheckoutCredits     Handler[CheckoutCredits, BillingPage]
+	StartSubscription   Handler[StartSubscription, BillingPage]
+	OpenBillingPortal   Handler[OpenBillingPortal, BillingPage]
+	ReceivePaymentEvent Handler[ReceivePaymentEvent, PaymentEventReceived]
 
 	background *Background
 }
@@ -107,7 +122,7 @@ func NewHandlers(repos *Repositories, p Ports) *Handlers {
 	return &Handlers{
 		CreateOrganization: ready(Handler[CreateOrganization, OrganizationCreated](NewCreateOrganizationHandler(repos, signup...)), log, p.Consistency),
 		VerifyEmail:        ready(Handler[VerifyEmail, EmailVerified](NewVerifyEmailHandler(repos)), log, p.Consistency),
-		EnhanceTask:        ready(Handler[EnhanceTask, TaskEnhanced](NewEnhanceTaskHandler(repos, p.LLM)), log, p.Consistency),
+		EnhanceTask:        ready(Handler[EnhanceTask, TaskEnhanced](NewEnhanceTaskHandler(repos, p.LLM, WithEnhanceModels(p.Planner.Models()))), log, p.Consistency),
 		PlanWorkflow:       ready(Handler[PlanWorkflow, WorkflowsPlanned](planner), log, p.Consistency),
 		ExecuteWorkflow: ready(Handler[ExecuteWorkflow, WorkflowQueued](
 			NewExecuteWorkflowHandler(repos, planner, p.Sealer, p.NewSecret)), log, p.Consistency),
@@ -125,10 +140,13 @@ func NewHandlers(repos *Repositories, p Ports) *Handlers {
 		CreateInvite:       ready(Handler[CreateInvite, InviteCreated](NewCreateInviteHandler(repos, p.Sealer, mailer, p.BaseURL)), log, p.Consistency),
 		AcceptInvite:       ready(Handler[AcceptInvite, InviteAccepted](NewAcceptInviteHandler(repos)), log, p.Consistency),
 		RevokeInvite:       ready(Handler[RevokeInvite, WorkspaceChanged](NewRevokeInviteHandler(repos)), log, p.Consistency),
+		SetLLMPolicy:       ready(Handler[SetLLMPolicy, WorkspaceChanged](NewSetLLMPolicyHandler(repos, p.Planner.Models())), log, p.Consistency),
+		Models:             p.Planner.Models(),
 		CreateWorkspace:    ready(Handler[CreateWorkspace, WorkspaceCreated](NewCreateWorkspaceHandler(repos)), log, p.Consistency),
 		RenameWorkspace:    ready(Handler[RenameWorkspace, WorkspaceChanged](NewRenameWorkspaceHandler(repos)), log, p.Consistency),
 		ArchiveWorkspace:   ready(Handler[ArchiveWorkspace, WorkspaceChanged](NewArchiveWorkspaceHandler(repos)), log, p.Consistency),
 		RestoreWorkspace:   ready(Handler[RestoreWorkspace, WorkspaceChanged](NewRestoreWorkspaceHandler(repos)), log, p.Consistency),
+		SetWorkspaceBudget: ready(Handler[SetWorkspaceBudget, WorkspaceChanged](NewSetWorkspaceBudgetHandler(repos)), log, p.Consistency),
 		AddMember:          ready(Handler[AddMember, MemberJoined](NewAddMemberHandler(repos)), log, p.Consistency),
 		ChangeMemberRole:   ready(Handler[ChangeMemberRole, WorkspaceChanged](NewChangeMemberRoleHandler(repos)), log, p.Consistency),
 		RemoveMember:       ready(Handler[RemoveMember, WorkspaceChanged](NewRemoveMemberHandler(repos)), log, p.Consistency),
@@ -144,6 +162,10 @@ func NewHandlers(repos *Repositories, p Ports) *Handlers {
 			NewInitiateMcpConnectionHandler(p.McpOAuth)), log, p.Consistency),
 		AuthorizeMcpConnection: ready(Handler[AuthorizeMcpConnection, McpConnectionAuthorized](
 			NewAuthorizeMcpConnectionHandler(repos, p.McpOAuth, p.Sealer)), log, p.Consistency),
+		CheckoutCredits:     ready(Handler[CheckoutCredits, BillingPage](NewCheckoutCreditsHandler(repos, p.Payments)), log, p.Consistency),
+		StartSubscription:   ready(Handler[StartSubscription, BillingPage](NewStartSubscriptionHandler(repos, p.Payments)), log, p.Consistency),
+		OpenBillingPortal:   ready(Handler[OpenBillingPortal, BillingPage](NewOpenBillingPortalHandler(repos, p.Payments)), log, p.Consistency),
+		ReceivePaymentEvent: ready(Handler[ReceivePaymentEvent, PaymentEventReceived](NewReceivePaymentEventHandler(repos, p.Payments)), log, p.Consistency),
 	}
 }
 

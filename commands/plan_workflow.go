@@ -81,7 +81,7 @@ func (h PlanWorkflowHandler) steps(seq []planning.Step) []workflow.PlannedStep {
 	for i, s := range seq {
 		f, _ := h.planner.Catalog().Framework(s.Name)
 		out[i] = workflow.PlannedStep{Step: s.Step, Name: s.Name, Kind: s.Kind, Tier: s.ModelTier, Credits: s.EstimatedCredits,
-			PriorityClass: s.PriorityClass, NeedsContext: f.NeedsExternalContext}
+			PriorityClass: s.PriorityClass, NeedsContext: f.NeedsExternalContext, Model: s.Model}
 	}
 	return out
 }
@@ -101,6 +101,11 @@ func (h PlanWorkflowHandler) prepare(ctx context.Context, cmd PlanWorkflow) (pla
 	if err := ctx.Err(); err != nil {
 		return planning.Result{}, nil, err
 	}
+	routing, err := h.policyRouting(ctx, cmd) // the workspace's llm policy (set_llm_policy.go)
+	if err != nil {
+		return planning.Result{}, nil, err
+	}
+	cmd.Request.Routing = routing
 	res, err := h.planner.Plan(cmd.Request)
 	if err != nil {
 		return planning.Result{}, nil, err
@@ -136,7 +141,7 @@ func (h PlanWorkflowHandler) prepare(ctx context.Context, cmd PlanWorkflow) (pla
 			TaskType: p.Classification.TaskType, ValueClass: p.Classification.ValueClass, Description: desc, Title: res.Title,
 			RigorLevel: p.RigorLevel, TotalSteps: len(p.Sequence), Credits: p.Cost.Credits, Execution: mode,
 			ApprovalGates: p.ApprovalGates, Plan: body, Preferences: prefs, AdditionalContext: cmd.Request.AdditionalContext, IntentGroup: group,
-			Steps: h.steps(p.Sequence), ContextLess: !p.Context.Sufficient, ContextPersisted: true}
+			Steps: h.steps(p.Sequence), ContextLess: !p.Context.Sufficient, ContextPersisted: true, Models: modelRouting(routing)}
 		for _, c := range cmd.Request.Connections {
 			name := c.Label
 			if name == "" {

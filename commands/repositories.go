@@ -9,6 +9,7 @@ import (
 	"svc/domain/folder"
 	"svc/domain/invite"
 	"svc/domain/org"
+	"svc/domain/payment"
 	"svc/domain/user"
 	"svc/domain/workflow"
 	"svc/domain/workspace"
@@ -46,6 +47,10 @@ type Repositories struct {
 	Folders           *eventstore.Repository[*folder.Folder]
 	FolderNames       *eventstore.Repository[*folder.Name]
 	FolderAssignments *eventstore.Repository[*folder.Assignment]
+	// PaymentEvents (by processor event id) and Checkouts (by checkout
+	// session id): what the payment processor's events did, once each.
+	PaymentEvents *eventstore.Repository[*payment.Record]
+	Checkouts     *eventstore.Repository[*payment.Record]
 }
 
 // NewRepositories returns the repositories over store.
@@ -107,6 +112,12 @@ func NewRepositories(store *eventstore.Store) *Repositories {
 		}),
 		FolderAssignments: eventstore.NewRepository(store, eventstore.Kind[*folder.Assignment]{
 			Stream: folder.AssignmentStream, New: func(string) *folder.Assignment { return folder.NewAssignment() },
+		}),
+		PaymentEvents: eventstore.NewRepository(store, eventstore.Kind[*payment.Record]{
+			Stream: payment.Stream, New: func(string) *payment.Record { return payment.NewRecord() },
+		}),
+		Checkouts: eventstore.NewRepository(store, eventstore.Kind[*payment.Record]{
+			Stream: payment.CheckoutStream, New: func(string) *payment.Record { return payment.NewRecord() },
 		}),
 	}
 }

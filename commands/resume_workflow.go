@@ -84,7 +84,7 @@ func (h ResumeWorkflowHandler) Handle(ctx context.Context, cmd ResumeWorkflow) (
 		if err != nil {
 			return err
 		}
-		if err := reserve(tx, h.repos, wf.OrgID(), wf.ID(), remaining); err != nil { // takes the org's lock
+		if err := reserveRun(tx, h.repos, wf.OrgID(), wf.Planned().WorkspaceID, cmd.Tier, wf.ID(), remaining); err != nil { // takes the org's lock
 			return err
 		}
 		return takeSlot(tx, h.repos, wf.OrgID(), wf.ID(), cmd.Tier)

@@ -8,6 +8,7 @@ import (
 	"svc/domain/folder"
 	"svc/domain/invite"
 	"svc/domain/org"
+	"svc/domain/payment"
 	"svc/domain/user"
 	"svc/domain/workflow"
 	"svc/domain/workspace"
@@ -29,5 +30,6 @@ func Events() *event.Registry {
 		delivery.RegisterEvents,
 		connection.RegisterEvents,
 		folder.RegisterEvents,
+		payment.RegisterEvents,
 	)
 }

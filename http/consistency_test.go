@@ -39,8 +39,9 @@ var nullable = map[string]bool{
 	"template_name_i18n": true, "description_i18n": true, // spec A: null or a map
 	// spec B
 	"archived_at": true, "llm_policy": true, "enforcement_status": true, "last_used_at": true, "max_uses": true,
-	"uses_remaining": true, "invite_id": true, "expires_at": true, "next_cursor": true,
+	"uses_remaining": true, "invite_id": true, "expires_at": true, "next_cursor": true, "monthly_credit_budget": true,
 	"user_id": true, "email": true, // GET /api/user/me with a key
+	"updated_at": true, // GET .../llm-policy of a workspace that never had one
 }
 
 func noNullLists(t *testing.T, where, path string, v any) {
@@ -258,6 +259,15 @@ func TestEveryWriteIsReadBack(t *testing.T) {
 	for name, w := range folderWalks(t, f) {
 		walk[name] = w
 	}
+	for name, w := range budgetWalks(t, f) {
+		walk[name] = w
+	}
+	for name, w := range billingWalks(t, f) {
+		walk[name] = w
+	}
+	for name, w := range llmPolicyWalks(t, f, key, signup.WorkspaceID) {
+		walk[name] = w
+	}
 
 	// every route that accepts a write method, and the GET routes that
 	// run a command, must be walked
@@ -321,6 +331,7 @@ func TestNoNullLists(t *testing.T) {
 		"GET workspaces.invites.list": "/api/workspaces/" + wsID + "/invites",
 		"GET workspaces.folders.list": "/api/workspaces/" + wsID + "/folders",
 		"GET workspaces.audit_log":    "/api/workspaces/" + wsID + "/audit-log",
+		"GET workspaces.budget.get":   "/api/workspaces/" + wsID + "/budget",
 	} {
 		reads[r] = ""
 		if code, body, _ := f.callAs(t, "GET", path, access, nil); code != 200 {
@@ -330,6 +341,8 @@ func TestNoNullLists(t *testing.T) {
 			t.Errorf("%s with a key of another org: %d %v", path, code, body)
 		}
 	}
+	reads["GET workspaces.llm_policy.get"] = "" // Team tier: consistency_llm_policy_test.go
+	readLLMPolicy(t, f)
 	for _, r := range f.srv.Routes() {
 		if !strings.HasPrefix(r, "GET ") {
 			continue

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"svc/commands"
+	"svc/domain/credit"
 	"svc/domain/workflow"
 )
 
@@ -127,6 +128,7 @@ func resumeError(err error) error {
 		credits *commands.InsufficientCreditsError
 		limit   *commands.ConcurrentLimitError
 	)
+	var overBudget *credit.BudgetExceededError
 	switch {
 	case errors.Is(err, workflow.ErrNotFound):
 		return newError(http.StatusNotFound, "not_found", "No such workflow in your organization.")
@@ -141,6 +143,8 @@ func resumeError(err error) error {
 	case errors.Is(err, workflow.ErrInvalidStatus):
 		return newError(http.StatusConflict, "invalid_status", "The workflow's status does not permit resume.").
 			withDetail("allowed_statuses", workflow.ResumableStatuses)
+	case errors.As(err, &overBudget): // budget.go
+		return errBudgetExceeded(overBudget)
 	case errors.As(err, &credits):
 		return newError(http.StatusPaymentRequired, "insufficient_credits", "The balance does not cover the remaining steps.").
 			withDetail("required_credits", credits.Required).withDetail("balance", credits.Balance)

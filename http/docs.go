@@ -16,6 +16,9 @@ var endpoints = []endpoint{
 	{"GET", "/api/keys/verify-email?token=...", "none", "The link mailed at signup: verifies the email and grants 2,500 credits once."},
 	{"GET", "/api/keys/verify", "x-api-key", "Checks a key: org_id, is_paid."},
 	{"GET", "/api/billing/balance", "x-api-key", "Credit balance of the key's organization (1,000 credits = 1 USD)."},
+	{"POST", "/api/billing/checkout", "x-api-key (admin)", "A checkout page for credits: pack (10, 25, 100, 250 USD) or custom_amount (5-10,000 USD). Answers {url}."},
+	{"POST", "/api/billing/subscribe", "x-api-key or session (admin)", "A checkout page for a subscription: tier (pro, team, enterprise), interval (monthly, annual). Answers {url}."},
+	{"POST", "/api/billing/portal", "x-api-key or session (admin)", "The billing portal of the organization's processor customer. Answers {url}."},
 	{"GET", "/metrics", "none", "Prometheus metrics."},
 }
 

@@ -20,6 +20,12 @@ type apiError struct {
 	// by a rate limit (spec A's and spec B's names); nil when absent.
 	RetryAfter, RetryAfterSeconds *int
 	Headers                       map[string]string
+
+	// Available, Min and Max are the flat fields of a refused checkout
+	// amount (spec B: invalid_pack lists available, invalid_custom_amount
+	// has min and max); empty when absent.
+	Available []int64
+	Min, Max  *int64
 }
 
 func (e *apiError) Error() string { return e.Code + ": " + e.Message }
@@ -84,6 +90,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	writeJSON(w, ae.Status, errorResponse{
 		Error:      errorEnvelope{Code: ae.Code, Message: ae.Message, RequestID: requestID(r.Context()), Fix: ae.Fix, Details: ae.Details},
 		RetryAfter: ae.RetryAfter, RetryAfterSeconds: ae.RetryAfterSeconds,
+		Available: ae.Available, Min: ae.Min, Max: ae.Max,
 	})
 }
 
@@ -92,6 +99,9 @@ type errorResponse struct {
 	Error             errorEnvelope `json:"error"`
 	RetryAfter        *int          `json:"retry_after,omitempty"`
 	RetryAfterSeconds *int          `json:"retry_after_seconds,omitempty"`
+	Available         []int64       `json:"available,omitempty"`
+	Min               *int64        `json:"min,omitempty"`
+	Max               *int64        `json:"max,omitempty"`
 }
 
 // errorEnvelope is the error object; details' keys vary by code.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"svc/commands"
+	"svc/domain/credit"
 	"svc/domain/planning"
 	"svc/domain/workflow"
 )
@@ -35,7 +36,11 @@ func executeError(err error) error {
 		limit   *commands.ConcurrentLimitError
 		credits *commands.InsufficientCreditsError
 	)
+	var overBudget *credit.BudgetExceededError
 	if e := chainError(err); e != nil {
+		return e
+	}
+	if e := modelPolicyError(err); e != nil { // llm_policy.go
 		return e
 	}
 	var (
@@ -70,6 +75,8 @@ func executeError(err error) error {
 		return newError(http.StatusTooManyRequests, "concurrent_limit_exceeded", "The organization's active workflows are at its tier's limit.").
 			withFix("Wait for a workflow to finish, or upgrade the tier.").
 			withDetail("active_count", len(active)).withDetail("limit", limit.Limit).withDetail("active_workflows", active)
+	case errors.As(err, &overBudget): // budget.go
+		return errBudgetExceeded(overBudget)
 	case errors.As(err, &credits):
 		return newError(http.StatusPaymentRequired, "insufficient_credits", "The balance does not cover the plan's estimate.").
 			withFix("Top up credits, or plan with a lower rigor_level or fewer frameworks.").

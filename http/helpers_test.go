@@ -54,11 +54,16 @@ func testDeps(t *testing.T, st *eventstore.Store, runner *projections.Runner, li
 		t.Fatal(err)
 	}
 	queries := projections.NewQueries(st, commands.NewRepositories(st).Workflows, runner, quiet)
-	planner := planning.NewPlanner(catalog.Default())
+	planner := planning.NewPlanner(catalog.Default(), planning.WithModels(testModels))
 	handlers := commands.NewHandlers(commands.NewRepositories(st), commands.Ports{
 		Planner: planner, Sealer: box, NewSecret: webhook.NewSecret,
 		Connections: mcpctx.NewChecker(client, quiet), CostHistory: queries,
 		LLM: offline.New(), Mail: sender, BaseURL: "http://test", Log: quiet, Consistency: queries,
+		Payments: testPayments(t),
 	})
 	return httpapi.Deps{Commands: handlers, Queries: queries, Limiter: limiter, Log: quiet, Catalog: planner.Catalog(), Secrets: box}
 }
+
+// testModels are the models the test API's plans route to (the offline
+// writer answers for both).
+var testModels = planning.Models{Tier1: []string{"gpt-4o"}, Tier2: []string{"gpt-4o-mini"}}

@@ -18,5 +18,16 @@ func matrixExtras(w string) map[string]route {
 		"DELETE workspaces.folders.delete":           {path: w + noFolder, floor: apikey.Member, spec: "B", foreign: true},
 		"POST workspaces.folders.workflows.add":      {path: w + noFolder + "/workflows", floor: apikey.Member, spec: "B", body: map[string]any{}, foreign: true},
 		"DELETE workspaces.folders.workflows.remove": {path: w + noFolder + "/workflows/wr_x", floor: apikey.Member, spec: "B", foreign: true},
+		// billing through the processor: admin; at the floor a bad amount or tier, or no billing account, is 400
+		"POST billing.checkout":  {path: "/api/billing/checkout", floor: apikey.Admin, spec: "B", body: map[string]any{"pack": 7}},
+		"POST billing.subscribe": {path: "/api/billing/subscribe", floor: apikey.Admin, spec: "B", body: map[string]any{"tier": "gold"}},
+		"POST billing.portal":    {path: "/api/billing/portal", floor: apikey.Admin, spec: "B"},
+		"POST billing.webhook":   {path: "", spec: "open"}, // the processor's signature, not a key: its own tests
+		// llm policy: the matrix's organization is on Enterprise; a PUT without allowed_models is 400 at the floor
+		"GET workspaces.llm_policy.get": {path: w + "/llm-policy", spec: "B", foreign: true},
+		"PUT workspaces.llm_policy.set": {path: w + "/llm-policy", floor: apikey.Admin, spec: "B", body: map[string]any{}, foreign: true},
+		// budget: a PUT without monthly_credit_budget is 400 missing_field at the floor
+		"GET workspaces.budget.get": {path: w + "/budget", spec: "B", foreign: true},
+		"PUT workspaces.budget.set": {path: w + "/budget", floor: apikey.Admin, spec: "B", body: map[string]any{}, foreign: true},
 	}
 }

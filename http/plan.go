@@ -195,6 +195,9 @@ type planCost struct {
 func planError(err error) error {
 	var vague *planning.VagueError
 	var field *planning.FieldError
+	if e := modelPolicyError(err); e != nil { // llm_policy.go
+		return e
+	}
 	switch {
 	case errors.Is(err, planning.ErrInvalidDescription):
 		return newError(http.StatusBadRequest, "invalid_task_description", "Describe the task in at least 2 words.").

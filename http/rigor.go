@@ -107,7 +107,7 @@ func (s *Server) enhance(w http.ResponseWriter, r *http.Request) error {
 		metered: metered{RequestID: requestID(r.Context())}}
 	switch {
 	case body.Tier == "llm":
-		done, err := s.commands.EnhanceTask.Handle(r.Context(), commands.EnhanceTask{OrgID: p.OrgID, KeyID: p.KeyID,
+		done, err := s.commands.EnhanceTask.Handle(r.Context(), commands.EnhanceTask{OrgID: p.OrgID, KeyID: p.KeyID, WorkspaceID: p.WorkspaceID,
 			Description: *body.TaskDescription, TaskType: body.TaskType})
 		if err != nil {
 			return enhanceError(err)
@@ -126,6 +126,9 @@ func (s *Server) enhance(w http.ResponseWriter, r *http.Request) error {
 func enhanceError(err error) error {
 	var credits *commands.InsufficientCreditsError
 	failed := newError(http.StatusInternalServerError, "enhance_error", "The description could not be enhanced; nothing was charged.")
+	if e := modelPolicyError(err); e != nil { // llm_policy.go
+		return e
+	}
 	switch {
 	case errors.As(err, &credits):
 		return newError(http.StatusPaymentRequired, "insufficient_credits", "The llm tier of enhance costs 270 credits; the balance is lower.").

@@ -182,6 +182,7 @@ func (s *Server) routes() {
 	s.workspaceRoutes(r)
 
 	r.Handle("/api/billing/balance", s.authenticated(authOptions{}, s.balance)).Methods(http.MethodGet).Name("billing.balance")
+	s.billingProcessorRoutes(r)
 
 	// Workflow routes (spec A): the per-org rate limit applies to those it
 	// lists; templates and task types are not limited.

@@ -42,6 +42,10 @@ func (s *Server) workspaceRoutes(r *mux.Router) {
 	ws("/folders/{folder_id}/workflows", http.MethodPost, "folders.workflows.add", apikey.Member, s.moveWorkflows)
 	ws("/folders/{folder_id}/workflows/{workflow_id}", http.MethodDelete, "folders.workflows.remove", apikey.Member, s.removeFromFolder)
 	ws("/audit-log", http.MethodGet, "audit_log", apikey.Admin, s.auditLog)
+	ws("/llm-policy", http.MethodGet, "llm_policy.get", "", s.getLLMPolicy)
+	ws("/llm-policy", http.MethodPut, "llm_policy.set", apikey.Admin, s.putLLMPolicy)
+	ws("/budget", http.MethodGet, "budget.get", "", s.getBudget)
+	ws("/budget", http.MethodPut, "budget.set", apikey.Admin, s.putBudget)
 	r.Handle("/api/invites/accept", s.handle(s.acceptInvite)).Methods(http.MethodPost).Name("invites.accept")
 }
 
@@ -56,11 +60,13 @@ type workspaceBody struct {
 	LLMPolicy   any        `json:"llm_policy"`
 	Enforcement *string    `json:"enforcement_status"`
 	AccountTier org.Tier   `json:"account_tier"`
+	Budget      *wsBudget  `json:"budget,omitempty"` // budget.go
 }
 
 func workspaceOut(w projections.WorkspaceRow) workspaceBody {
 	return workspaceBody{ID: w.ID, Name: w.Name, Slug: w.Slug, IsDefault: w.IsDefault, ArchivedAt: w.ArchivedAt,
-		CreatedAt: w.CreatedAt, AccountTier: w.Tier}
+		CreatedAt: w.CreatedAt, AccountTier: w.Tier,
+		Budget: workspaceBudget(w.Budget)}
 }
 
 // listWorkspaces is GET /api/workspaces: the workspaces the caller may
@@ -105,6 +111,9 @@ func (s *Server) listWorkspaces(w http.ResponseWriter, r *http.Request) error {
 	out := make([]workspaceBody, 0, len(rows))
 	for _, row := range rows {
 		out = append(out, workspaceOut(row))
+	}
+	if err := s.withLLMPolicies(ctx, rows, out); err != nil { // llm_policy.go
+		return err
 	}
 	writeJSON(w, http.StatusOK, map[string][]workspaceBody{"workspaces": out})
 	return nil
@@ -178,7 +187,11 @@ func errTierRequired(msg string) *apiError {
 
 // getWorkspace is GET /api/workspaces/{id}.
 func (s *Server) getWorkspace(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, workspaceOut(workspaceOf(r.Context()).ws))
+	out, err := s.workspaceWithPolicy(r.Context(), workspaceOf(r.Context()).ws)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 
@@ -197,7 +210,11 @@ func (s *Server) renameWorkspace(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, workspaceOut(row))
+	out, err := s.workspaceWithPolicy(ctx, row)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 

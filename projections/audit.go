@@ -139,6 +139,14 @@ var auditRules = []auditRule{
 	rule("workspace.restored", "workspace", func(d workspace.Restored, _ event.Event) auditEntry {
 		return auditEntry{ResourceID: d.WorkspaceID, OrgID: d.OrgID, WorkspaceID: d.WorkspaceID, Metadata: map[string]any{}}
 	}),
+	rule("workspace.llm_policy_updated", "workspace", func(d workspace.LLMPolicySet, _ event.Event) auditEntry {
+		return auditEntry{ResourceID: d.WorkspaceID, OrgID: d.OrgID, WorkspaceID: d.WorkspaceID,
+			Metadata: map[string]any{"allowed_models": d.AllowedModels}} // null: the policy was removed
+	}),
+	rule("workspace.budget_updated", "workspace", func(d workspace.BudgetSet, _ event.Event) auditEntry {
+		return auditEntry{ResourceID: d.WorkspaceID, OrgID: d.OrgID, WorkspaceID: d.WorkspaceID,
+			Metadata: map[string]any{"from": d.From, "monthly_credit_budget": d.MonthlyCreditBudget}} // null: no limit
+	}),
 	rule("member.added", "member", func(d workspace.MemberAdded, _ event.Event) auditEntry {
 		m := map[string]any{"email": d.Email, "name": d.Name, "role": d.Role, "via": d.Via}
 		if d.InviteID != "" {

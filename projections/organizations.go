@@ -13,8 +13,14 @@ import (
 	"svc/eventstore/event"
 )
 
-// Organizations is the read model of organizations: tier, email, verification.
+// Organizations is the read model of organizations: tier, email,
+// verification, and the payment processor's subscription and customer.
 type Organizations struct{}
+
+// SchemaVersion implements Versioned: 2 added subscription_id and
+// billing_customer_id (subscription_status is moved by the processor's
+// events).
+func (Organizations) SchemaVersion() int { return 2 }
 
 // Name implements Projection.
 func (Organizations) Name() string { return "organizations" }
@@ -29,6 +35,8 @@ func (Organizations) Tables() []Table {
 			email_verified boolean NOT NULL DEFAULT false,
 			tier text NOT NULL,
 			subscription_status text NOT NULL DEFAULT 'active',
+			subscription_id text,
+			billing_customer_id text,
 			workspace_id uuid NOT NULL,
 			created_at timestamptz NOT NULL,
 			updated_at timestamptz NOT NULL`,
@@ -38,7 +46,7 @@ func (Organizations) Tables() []Table {
 
 // EventTypes implements Projection.
 func (Organizations) EventTypes() []string {
-	return []string{org.EventCreated, org.EventEmailVerified, org.EventTierChanged}
+	return []string{org.EventCreated, org.EventEmailVerified, org.EventTierChanged, org.EventSubscriptionChanged, org.EventCustomerLinked}
 }
 
 // Apply implements Projection.
@@ -54,6 +62,14 @@ func (Organizations) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []ev
 			b.Queue(`UPDATE `+table+` SET email_verified = true, updated_at = $2 WHERE org_id = $1`, e.Metadata.OrgID, e.RecordedAt)
 		case org.TierChanged:
 			b.Queue(`UPDATE `+table+` SET tier = $2, updated_at = $3 WHERE org_id = $1`, e.Metadata.OrgID, d.To, e.RecordedAt)
+		case org.SubscriptionChanged:
+			if d.Current { // the end of a subscription that is not the org's changes nothing shown
+				b.Queue(`UPDATE `+table+` SET subscription_status = $2, subscription_id = $3,
+					billing_customer_id = coalesce(nullif($4, ''), billing_customer_id), updated_at = $5 WHERE org_id = $1`,
+					e.Metadata.OrgID, d.Status, d.SubscriptionID, d.CustomerID, e.RecordedAt)
+			}
+		case org.CustomerLinked:
+			b.Queue(`UPDATE `+table+` SET billing_customer_id = $2, updated_at = $3 WHERE org_id = $1`, e.Metadata.OrgID, d.CustomerID, e.RecordedAt)
 		}
 	}
 	return sendBatch(ctx, tx, b)
@@ -76,9 +92,12 @@ type OrgRow struct {
 	Email         string
 	EmailVerified bool
 	Tier          org.Tier
-	Status        string
-	WorkspaceID   string
-	CreatedAt     time.Time
+	Status        string // subscription status: active (also without a subscription), past_due, cancelled
+	// SubscriptionID and CustomerID are the processor's ("" when none).
+	SubscriptionID string
+	CustomerID     string
+	WorkspaceID    string
+	CreatedAt      time.Time
 }
 
 // ErrNotFound means a read model has no such row.
@@ -88,9 +107,10 @@ var ErrNotFound = errors.New("not found")
 func Organization(ctx context.Context, db eventstore.DB, orgID string) (OrgRow, error) {
 	var r OrgRow
 	var email *string
-	err := db.QueryRow(ctx, `SELECT org_id::text, name, email, email_verified, tier, subscription_status, workspace_id::text, created_at
+	err := db.QueryRow(ctx, `SELECT org_id::text, name, email, email_verified, tier, subscription_status,
+			coalesce(subscription_id, ''), coalesce(billing_customer_id, ''), workspace_id::text, created_at
 		FROM organizations WHERE org_id = $1`, orgID).
-		Scan(&r.OrgID, &r.Name, &email, &r.EmailVerified, &r.Tier, &r.Status, &r.WorkspaceID, &r.CreatedAt)
+		Scan(&r.OrgID, &r.Name, &email, &r.EmailVerified, &r.Tier, &r.Status, &r.SubscriptionID, &r.CustomerID, &r.WorkspaceID, &r.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return OrgRow{}, ErrNotFound
 	}

@@ -90,6 +90,9 @@ type WorkspaceRow struct {
 	CreatedAt  time.Time
 	ArchivedAt *time.Time
 	Tier       org.Tier
+	// Budget is the workspace's budget this month, when it has one and
+	// the tier has budgets (budgets.go); nil otherwise.
+	Budget *BudgetRow
 }
 
 const workspaceColumns = `w.id::text, w.org_id::text, w.name, w.slug, w.is_default, w.created_at, w.archived_at, coalesce(o.tier, 'free')`
@@ -113,7 +116,11 @@ func (q *Queries) Workspace(ctx context.Context, id string) (WorkspaceRow, error
 	if err != nil {
 		return WorkspaceRow{}, fmt.Errorf("workspace: %w", err)
 	}
-	return w, nil
+	one := []WorkspaceRow{w}
+	if err := q.withBudgets(ctx, one); err != nil {
+		return WorkspaceRow{}, err
+	}
+	return one[0], nil
 }
 
 // WorkspaceFilter selects workspaces of an organization.
@@ -152,6 +159,9 @@ func (q *Queries) Workspaces(ctx context.Context, f WorkspaceFilter) ([]Workspac
 	out, err := pgx.CollectRows(rows, scanWorkspace)
 	if err != nil {
 		return nil, fmt.Errorf("workspaces: %w", err)
+	}
+	if err := q.withBudgets(ctx, out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

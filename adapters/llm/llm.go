@@ -115,6 +115,10 @@ type Request struct {
 	// execution); the caller validates the answer with Contract.Validate,
 	// the port only requires text.
 	Contract *contract.Contract
+	// Model pins the call to a model (a workspace's llm policy routed it):
+	// a provider that does not serve it refuses the call with
+	// ErrModelNotServed instead of using another. "": Tier's model.
+	Model string
 }
 
 // Usage is the token count of a call.
@@ -156,6 +160,9 @@ var (
 	// ErrConfig is a provider configuration that cannot work, such as a base
 	// URL that does not parse.
 	ErrConfig = errors.New("invalid LLM provider configuration")
+	// ErrModelNotServed is a call pinned to a model (Request.Model) the
+	// provider does not serve; a chain then tries its fallback.
+	ErrModelNotServed = errors.New("model not served by this provider")
 )
 
 // JSONKind reports whether answers of kind are JSON objects (every kind but

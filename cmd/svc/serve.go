@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"svc/adapters/mcpctx"
 	"svc/adapters/oauth"
 	"svc/adapters/outbound"
+	"svc/adapters/payments"
 	"svc/adapters/ratelimit"
 	"svc/adapters/secrets"
 	"svc/adapters/webhook"
@@ -38,7 +40,7 @@ const shutdownGrace = 25 * time.Second
 
 func runServe(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	if helped, err := noArgs(fs, args, "serve\n\nApplies pending migrations, then serves the HTTP API and runs the workflow workers and the projections until SIGINT or SIGTERM.\nEnvironment: see OPERATIONS.md (DATABASE_URL, SVC_ADDR, SVC_BASE_URL, SVC_LLM_*, SVC_SECRET_KEY, SVC_ALLOW_PRIVATE_URLS, SVC_OUTBOUND_CA_FILE, SVC_TRUSTED_PROXIES, SVC_SMTP_URL, REDIS_URL) and the README (SVC_LOG_LEVEL, SVC_WORKERS, SVC_WORKER_LEASE, SVC_SSE_HEARTBEAT, SVC_SSE_TIMEOUT, SVC_INTERACTIVE_IDLE, SVC_WEBHOOK_BACKOFF_SCALE, SVC_DIRECT_EXECUTION, SVC_OAUTH_PROVIDERS and SVC_OAUTH_<NAME>_*)."); helped || err != nil {
+	if helped, err := noArgs(fs, args, "serve\n\nApplies pending migrations, then serves the HTTP API and runs the workflow workers and the projections until SIGINT or SIGTERM.\nEnvironment: see OPERATIONS.md (DATABASE_URL, SVC_ADDR, SVC_BASE_URL, SVC_LLM_*, SVC_SECRET_KEY, SVC_ALLOW_PRIVATE_URLS, SVC_OUTBOUND_CA_FILE, SVC_TRUSTED_PROXIES, SVC_SMTP_URL, REDIS_URL, STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET, STRIPE_API_BASE) and the README (SVC_LOG_LEVEL, SVC_WORKERS, SVC_WORKER_LEASE, SVC_SSE_HEARTBEAT, SVC_SSE_TIMEOUT, SVC_INTERACTIVE_IDLE, SVC_WEBHOOK_BACKOFF_SCALE, SVC_DIRECT_EXECUTION, SVC_OAUTH_PROVIDERS and SVC_OAUTH_<NAME>_*, STRIPE_PRICE_<TIER>_<INTERVAL>)."); helped || err != nil {
 		return err
 	}
 	cfg, err := loadConfig()
@@ -82,6 +84,11 @@ func runServe(ctx context.Context, args []string) error {
 		log.Info("mcp oauth providers", "providers", names, "redirect_uri", mcpOAuth.RedirectURL())
 	}
 
+	processor, err := paymentProcessor(cfg.BaseURL, log)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+
 	// Push: this instance announces its commits on eventstore.Channel and
 	// wakes its readers on the others'; nothing idle polls (WithPoll(0),
 	// the workers' and dispatcher's polls are safety nets).
@@ -96,7 +103,7 @@ func runServe(ctx context.Context, args []string) error {
 	// dispatcher: their fold caches are shared.
 	repos := commands.NewRepositories(store)
 	queries := projections.NewQueries(store, repos.Workflows, runner, log)
-	planner := planning.NewPlanner(catalog.Default())
+	planner := planning.NewPlanner(catalog.Default(), planning.WithModels(providers.Models(os.Getenv)))
 	workflowsMoved, stopWorkflowsMoved := store.SubscribeTypes(projections.Moved(projections.Workflows{}.Name()))
 	defer stopWorkflowsMoved()
 	workers := worker.New(repos, provider, outboundClient, worker.Config{Concurrency: cfg.Workers, Lease: cfg.WorkerLease,
@@ -105,7 +112,7 @@ func runServe(ctx context.Context, args []string) error {
 		Planner: planner, Sealer: box, NewSecret: webhook.NewSecret,
 		Connections: mcpctx.NewChecker(outboundClient, log), CostHistory: queries,
 		LLM: provider, Mail: sender, BaseURL: cfg.BaseURL, InteractiveIdle: cfg.InteractiveIdle, Log: log, Consistency: queries,
-		McpOAuth: mcpOAuth,
+		McpOAuth: mcpOAuth, Payments: processor,
 	})
 	keyUsage := credentials.NewKeyUsage(store.Pool(), log)
 	api := httpapi.New(httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies, Version: version,
@@ -225,4 +232,22 @@ func runMigrate(ctx context.Context, args []string) error {
 	}
 	fmt.Printf("schema at version %d\n", v)
 	return nil
+}
+
+// paymentProcessor is Stripe when STRIPE_SECRET_KEY is set (STRIPE_*,
+// OPERATIONS.md and the README), else none: the billing routes answer 503
+// billing_unavailable and everything else works.
+func paymentProcessor(baseURL string, log *slog.Logger) (commands.PaymentProcessor, error) {
+	p, err := payments.FromEnv(os.Getenv, baseURL, log)
+	if err != nil || p == nil {
+		if err == nil {
+			log.Info("payment processor not configured (STRIPE_SECRET_KEY unset): the billing routes answer 503 billing_unavailable")
+		}
+		return nil, err
+	}
+	if !p.Webhooks() {
+		log.Warn("STRIPE_WEBHOOK_SECRET is not set: POST /api/billing/webhook answers 503 billing_unavailable, so no purchase or subscription is ever applied")
+	}
+	log.Info("payment processor", "processor", "stripe", "webhooks", p.Webhooks(), "plans", p.Plans())
+	return p, nil
 }

@@ -121,13 +121,19 @@ func (r *run) transact(ctx context.Context, data []event.Data, also func(tx *eve
 
 // charges are the ledger's charges for amounts by step (0 for the fee),
 // each step its price (workflow.StepCharge) as recorded with it, in step
-// order.
+// order. They name the workflow's workspace and the UTC month they are
+// decided in: they count against that month's budget (credit/budget.go).
 func (r *run) charges(reason string, amounts map[int]int) []credit.Charged {
 	q := r.wf.Queued()
+	ws, month := r.wf.Planned().WorkspaceID, ""
+	if ws != "" {
+		month = credit.MonthOf(time.Now())
+	}
 	var out []credit.Charged
 	for step := 0; step <= len(r.wf.Planned().Steps); step++ {
 		if a := amounts[step]; a > 0 {
-			out = append(out, credit.Charged{Amount: int64(a), Reason: reason, WorkflowID: r.wf.ID(), Step: step, KeyID: q.KeyID, AgentID: q.AgentID})
+			out = append(out, credit.Charged{Amount: int64(a), Reason: reason, WorkflowID: r.wf.ID(), Step: step, KeyID: q.KeyID, AgentID: q.AgentID,
+				WorkspaceID: ws, Month: month})
 		}
 	}
 	return out

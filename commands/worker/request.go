@@ -20,11 +20,14 @@ func (r *run) request(kind string, step workflow.PlannedStep) llm.Request {
 	if tt, ok := catalog.Default().TaskType(p.TaskType); ok {
 		label = tt.Label
 	}
-	tier := max(step.Tier, 1)
+	tier, model := max(step.Tier, 1), step.Model
 	if step.Kind == workflow.KindContent && r.wf.Direct() {
-		tier = 2 // direct execution routes content cost-first
+		tier, model = 2, "" // direct execution routes content cost-first
 	}
-	req := llm.Request{Kind: kind, Tier: tier, Description: p.Description, TaskType: p.TaskType, TaskLabel: label,
+	if model == "" { // the llm policy's model for the tier, if one applied
+		model = p.ModelFor(tier)
+	}
+	req := llm.Request{Kind: kind, Tier: tier, Model: model, Description: p.Description, TaskType: p.TaskType, TaskLabel: label,
 		Title: p.Title, Framework: step.Name, Step: step.Step, TotalSteps: p.TotalSteps}
 	if q != nil {
 		req.Language, req.Context, req.Inherited = q.Language, q.Context, q.Inherited

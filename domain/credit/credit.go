@@ -59,6 +59,10 @@ type account struct {
 	Held int64 `json:"held"`
 	// Charged is what the run was charged, less refunds, while open.
 	Charged int64 `json:"charged"`
+	// Workspace is the run's workspace (its reservation's or charges'),
+	// Month the UTC month of its last charge: a refund gives back to it.
+	Workspace string `json:"workspace,omitempty"`
+	Month     string `json:"month,omitempty"`
 }
 
 // Ledger is the aggregate.
@@ -69,13 +73,15 @@ type Ledger struct {
 	granted  int64
 	charged  int64
 	refunded int64
-	accounts map[string]account // open runs by workflow id
+	accounts map[string]account    // open runs by workflow id
+	spend    map[string]monthSpend // workspaces' spend in the latest month (budget.go)
+	month    string                // the latest month a workspace was charged in
 	version  int64
 }
 
 // New is the ledger of an org with no stream yet.
 func New(orgID string) *Ledger {
-	return &Ledger{orgID: orgID, accounts: map[string]account{}, version: event.NewStream}
+	return &Ledger{orgID: orgID, accounts: map[string]account{}, spend: map[string]monthSpend{}, version: event.NewStream}
 }
 
 // Load folds a ledger stream.
@@ -111,18 +117,26 @@ func (l *Ledger) apply(d event.Data) {
 			a := l.accounts[d.WorkflowID]
 			a.Charged += d.Amount
 			a.Held -= d.FromReservation
+			if d.WorkspaceID != "" && d.Month != "" {
+				a.Workspace, a.Month = d.WorkspaceID, d.Month
+			}
 			l.put(d.WorkflowID, a)
 		}
+		l.count(d.WorkspaceID, d.Month, d.Amount)
 	case Refunded:
 		l.owned += d.Amount
 		l.refunded += d.Amount
 		a := l.accounts[d.WorkflowID]
 		a.Charged -= d.Amount
 		l.put(d.WorkflowID, a)
+		l.count(d.WorkspaceID, d.Month, -d.Amount)
 	case Reserved:
 		l.reserved += d.Amount
 		a := l.accounts[d.WorkflowID]
 		a.Held += d.Amount
+		if d.WorkspaceID != "" {
+			a.Workspace = d.WorkspaceID
+		}
 		l.put(d.WorkflowID, a)
 	case Settled:
 		l.reserved -= d.Released
@@ -130,9 +144,10 @@ func (l *Ledger) apply(d event.Data) {
 	}
 }
 
-// put stores a workflow's account; an empty one is no account.
+// put stores a workflow's account; one that holds nothing and was
+// charged nothing is no account.
 func (l *Ledger) put(id string, a account) {
-	if a == (account{}) {
+	if a.Held == 0 && a.Charged == 0 {
 		delete(l.accounts, id)
 		return
 	}
@@ -203,20 +218,7 @@ func (l *Ledger) Grant(amount int64, reason, note string) (Granted, error) {
 // (ErrInsufficient) when the spendable balance does not cover the
 // difference.
 func (l *Ledger) Reserve(workflowID string, amount int64) (r Reserved, ok bool, err error) {
-	if workflowID == "" {
-		return Reserved{}, false, ErrMissingWorkflow
-	}
-	if amount < 0 {
-		return Reserved{}, false, ErrInvalidAmount
-	}
-	need := amount - l.Held(workflowID)
-	if need <= 0 {
-		return Reserved{}, false, nil
-	}
-	if need > l.Balance() {
-		return Reserved{}, false, fmt.Errorf("%w: need %d, have %d", ErrInsufficient, need, l.Balance())
-	}
-	return Reserved{OrgID: l.orgID, WorkflowID: workflowID, Amount: need}, true, nil
+	return l.ReserveIn(workflowID, amount, Budget{})
 }
 
 // Charge decides a charge. A charge to a workflow draws on its reservation
@@ -248,6 +250,9 @@ func (l *Ledger) ChargeAll(charges []Charged) ([]event.Data, error) {
 			return nil, ErrMissingReason
 		}
 		c.OrgID, c.FromReservation = l.orgID, 0
+		if c.WorkspaceID == "" && c.WorkflowID != "" {
+			c.WorkspaceID = l.accounts[c.WorkflowID].Workspace
+		}
 		if c.WorkflowID != "" {
 			if left := l.Held(c.WorkflowID) - drawn[c.WorkflowID]; left > 0 {
 				c.FromReservation = min(c.Amount, left)
@@ -278,7 +283,8 @@ func (l *Ledger) Refund(workflowID string, amount int64, reason string) (Refunde
 	if charged := l.ChargedTo(workflowID); amount > charged {
 		return Refunded{}, fmt.Errorf("%w: %d asked, %d charged", ErrRefundTooLarge, amount, charged)
 	}
-	return Refunded{OrgID: l.orgID, Amount: amount, Reason: reason, WorkflowID: workflowID}, nil
+	a := l.accounts[workflowID]
+	return Refunded{OrgID: l.orgID, Amount: amount, Reason: reason, WorkflowID: workflowID, WorkspaceID: a.Workspace, Month: a.Month}, nil
 }
 
 // RefundWorkflow decides the refund of everything charged to a workflow;
@@ -402,6 +408,10 @@ func (l *Ledger) Clone() *Ledger {
 	c.accounts = maps.Clone(l.accounts)
 	if c.accounts == nil {
 		c.accounts = map[string]account{}
+	}
+	c.spend = maps.Clone(l.spend)
+	if c.spend == nil {
+		c.spend = map[string]monthSpend{}
 	}
 	return &c
 }

@@ -32,6 +32,11 @@ type Charged struct {
 	KeyID           string `json:"key_id,omitempty"`
 	AgentID         string `json:"agent_id,omitempty"`
 	FromReservation int64  `json:"from_reservation,omitempty"`
+	// WorkspaceID and Month (UTC, "2006-01") count the charge against the
+	// workspace's monthly budget (budget.go); charges made before budgets
+	// existed have neither and count against none.
+	WorkspaceID string `json:"workspace_id,omitempty"`
+	Month       string `json:"month,omitempty"`
 }
 
 // Refunded is the data of CreditsRefunded.
@@ -40,6 +45,10 @@ type Refunded struct {
 	Amount     int64  `json:"amount"`
 	Reason     string `json:"reason"`
 	WorkflowID string `json:"workflow_id"`
+	// WorkspaceID and Month are those of the refunded run's last charge:
+	// the refund gives back to that month of the workspace (budget.go).
+	WorkspaceID string `json:"workspace_id,omitempty"`
+	Month       string `json:"month,omitempty"`
 }
 
 // Reserved is the data of CreditsReserved: Amount more credits set aside
@@ -50,6 +59,9 @@ type Reserved struct {
 	OrgID      string `json:"org_id"`
 	WorkflowID string `json:"workflow_id"`
 	Amount     int64  `json:"amount"`
+	// WorkspaceID is the run's workspace: what it holds counts against
+	// that workspace's monthly budget until it is charged or released.
+	WorkspaceID string `json:"workspace_id,omitempty"`
 }
 
 // Settled is the data of CreditsSettled, appended with the event that ends

@@ -11,28 +11,33 @@ import (
 // (Snapshot, FromSnapshot). A stored snapshot of another version is
 // ignored and the stream folded instead, so raise it whenever the
 // Ledger's state changes shape.
-const SnapshotCodec = 1
+//
+// 2: accounts name their workspace and last charge's month, and the
+// workspaces' spend in the latest month is kept (workspace budgets).
+const SnapshotCodec = 2
 
 // ErrSnapshot is a snapshot that does not decode into a ledger of the
 // organization, or whose figures do not agree with each other.
 var ErrSnapshot = errors.New("credit ledger: unusable snapshot")
 
-// snapshot is the ledger's state as stored (codec 1).
+// snapshot is the ledger's state as stored (codec 2).
 type snapshot struct {
-	OrgID    string             `json:"org_id"`
-	Owned    int64              `json:"owned"`
-	Reserved int64              `json:"reserved"`
-	Granted  int64              `json:"granted"`
-	Charged  int64              `json:"charged"`
-	Refunded int64              `json:"refunded"`
-	Accounts map[string]account `json:"accounts,omitempty"`
+	OrgID    string                `json:"org_id"`
+	Owned    int64                 `json:"owned"`
+	Reserved int64                 `json:"reserved"`
+	Granted  int64                 `json:"granted"`
+	Charged  int64                 `json:"charged"`
+	Refunded int64                 `json:"refunded"`
+	Accounts map[string]account    `json:"accounts,omitempty"`
+	Month    string                `json:"month,omitempty"`
+	Spend    map[string]monthSpend `json:"spend,omitempty"`
 }
 
 // Snapshot encodes the ledger's state (without its version: the store
 // keeps that beside it) in codec SnapshotCodec.
 func (l *Ledger) Snapshot() ([]byte, error) {
 	return json.Marshal(snapshot{OrgID: l.orgID, Owned: l.owned, Reserved: l.reserved, Granted: l.granted,
-		Charged: l.charged, Refunded: l.refunded, Accounts: l.accounts})
+		Charged: l.charged, Refunded: l.refunded, Accounts: l.accounts, Month: l.month, Spend: l.spend})
 }
 
 // FromSnapshot is the ledger of orgID that Snapshot encoded in data, at
@@ -59,10 +64,19 @@ func FromSnapshot(orgID string, version int64, data []byte) (*Ledger, error) {
 	if held != s.Reserved || s.Owned != s.Granted-s.Charged+s.Refunded {
 		return nil, fmt.Errorf("%w: figures disagree", ErrSnapshot)
 	}
+	for _, m := range s.Spend {
+		if m.Month != s.Month {
+			return nil, fmt.Errorf("%w: a workspace's spend is not of the latest month", ErrSnapshot)
+		}
+	}
 	l := New(orgID)
 	l.owned, l.reserved, l.granted, l.charged, l.refunded, l.version = s.Owned, s.Reserved, s.Granted, s.Charged, s.Refunded, version
 	for k, a := range s.Accounts {
 		l.accounts[k] = a
+	}
+	l.month = s.Month
+	for k, m := range s.Spend {
+		l.spend[k] = m
 	}
 	return l, nil
 }

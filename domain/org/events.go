@@ -13,6 +13,10 @@ const (
 	// EventEmailReserved is the only event of an email's reservation stream;
 	// appending it to a new stream makes an email belong to one org at most.
 	EventEmailReserved = "EmailReserved"
+	// EventSubscriptionChanged and EventCustomerLinked are the payment
+	// processor's side of the organization (subscription.go).
+	EventSubscriptionChanged = "SubscriptionChanged"
+	EventCustomerLinked      = "BillingCustomerLinked"
 )
 
 // Created is the data of OrganizationCreated.
@@ -72,6 +76,8 @@ func RegisterEvents(r *event.Registry) {
 	event.Register[TierChanged](r)
 	event.Register[EmailReserved](r)
 	event.Register[WorkspaceAdded](r)
+	event.Register[SubscriptionChanged](r)
+	event.Register[CustomerLinked](r)
 }
 
 var registry = event.NewRegistry(RegisterEvents)

@@ -85,7 +85,8 @@ type Organization struct {
 	tier             Tier
 	workspaceID      string
 	verificationHash string
-	workspaces       int // created, archived ones included
+	workspaces       int     // created, archived ones included
+	billing          billing // the payment processor's side (subscription.go)
 	version          int64
 }
 
@@ -151,6 +152,10 @@ func (o *Organization) Apply(e event.Event) error {
 		o.emailVerified = true
 	case TierChanged:
 		o.tier = d.To
+	case SubscriptionChanged:
+		o.billing.applyChange(d)
+	case CustomerLinked:
+		o.billing.customerID = d.CustomerID
 	}
 	o.version = e.Version
 	return nil

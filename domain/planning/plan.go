@@ -113,10 +113,14 @@ type Step struct {
 	EstimatedCredits int    `json:"estimated_credits"`
 	PriorityClass    string `json:"priority_class,omitempty"`
 	AutoAdded        bool   `json:"auto_added,omitempty"`
+	// Model is the model the step runs on, shown (beyond spec A) only when
+	// the workspace's llm policy routes it.
+	Model string `json:"model,omitempty"`
 
 	Kind      string `json:"-"` // content, research, process, review, synthesis
-	ModelTier int    `json:"-"` // 1 or 2
+	ModelTier int    `json:"-"` // 1 or 2: the tier the step is served and priced at
 	base      int
+	want      int // the tier the plan asked for, before the policy's routing
 }
 
 // Range is the observed spread of a task type's executed cost.
@@ -216,6 +220,9 @@ type Request struct {
 	// SingleIntent plans the whole description as one workflow, even when
 	// it holds several intents (a fresh execute runs one workflow).
 	SingleIntent bool
+	// Routing is the workspace's llm policy (nil: none): steps use only
+	// the models it allows (models.go).
+	Routing *Routing
 }
 
 func usd(credits int) float64 { return math.Round(float64(credits)) / 1000 }
@@ -253,7 +260,9 @@ func Build(cat *catalog.Catalog, req Request) (Plan, error) {
 	if plan.Warnings == nil {
 		plan.Warnings = []Warning{}
 	}
-	applyBudget(&plan, p.MaxBudgetUSD)
+	route(&plan, req.Routing)
+	applyBudget(&plan, p.MaxBudgetUSD, req.Routing)
+	policyNotes(&plan, req.Routing)
 	costOf(&plan, req.History, tt.ID)
 
 	if err := gates(&plan, p); err != nil {
@@ -271,7 +280,8 @@ func Build(cat *catalog.Catalog, req Request) (Plan, error) {
 		if err != nil {
 			continue // a preference that only fits this level; the alternative is left out
 		}
-		applyBudget(&alt, p.MaxBudgetUSD) // priced under the same target, for a fair comparison
+		route(&alt, req.Routing)
+		applyBudget(&alt, p.MaxBudgetUSD, req.Routing) // priced under the same target and policy, for a fair comparison
 		costOf(&alt, req.History, tt.ID)
 		plan.Alternatives[level] = alternative(plan, alt, level)
 	}
@@ -463,8 +473,9 @@ func costOf(plan *Plan, h History, taskType string) {
 	}
 }
 
-// applyBudget applies the three max_budget_usd rules.
-func applyBudget(plan *Plan, budget *float64) {
+// applyBudget applies the three max_budget_usd rules; under a policy r
+// that serves no tier-2 model, rule 1 has nothing to lower.
+func applyBudget(plan *Plan, budget *float64, r *Routing) {
 	if budget == nil {
 		return
 	}
@@ -475,10 +486,10 @@ func applyBudget(plan *Plan, budget *float64) {
 	}
 	for i := range plan.Sequence { // rule 1: tier-1 models down to tier 2
 		if plan.Sequence[i].Kind != "review" && plan.Sequence[i].Kind != "synthesis" {
-			plan.Sequence[i].ModelTier = 2
+			plan.Sequence[i].want = 2
 		}
 	}
-	number(plan)
+	route(plan, r)
 	if after := total(plan.Sequence); after <= limit {
 		plan.Warnings = append(plan.Warnings, Warning{Code: "budget_below_estimate",
 			Message:    fmt.Sprintf("The estimate of %d credits ($%.3f) was above max_budget_usd $%.2f; content steps now use tier-2 models: %d credits.", before, usd(before), *budget, after),
@@ -498,6 +509,9 @@ func applyBudget(plan *Plan, budget *float64) {
 	number(plan)
 	after := total(plan.Sequence)
 	msg := fmt.Sprintf("The estimate of %d credits was above max_budget_usd $%.2f; content steps now use tier-2 models", before, *budget)
+	if r != nil && r.For(2).Tier != 2 {
+		msg = fmt.Sprintf("The estimate of %d credits was above max_budget_usd $%.2f; the workspace's model policy allows no tier-2 model", before, *budget)
+	}
 	if len(dropped) > 0 {
 		msg += " and optional steps were dropped (" + strings.Join(dropped, ", ") + ")"
 	}

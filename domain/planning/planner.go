@@ -42,14 +42,29 @@ type Result struct {
 
 // Planner classifies and builds plans over one catalogue.
 type Planner struct {
-	cat *catalog.Catalog
-	cl  *Classifier
+	cat    *catalog.Catalog
+	cl     *Classifier
+	models Models
 }
 
+// Option configures a Planner.
+type Option func(*Planner)
+
+// WithModels names the models the service routes to (default: none
+// known, so no llm policy can be set).
+func WithModels(m Models) Option { return func(p *Planner) { p.models = m } }
+
 // NewPlanner indexes cat.
-func NewPlanner(cat *catalog.Catalog) *Planner {
-	return &Planner{cat: cat, cl: NewClassifier(cat)}
+func NewPlanner(cat *catalog.Catalog, opts ...Option) *Planner {
+	p := &Planner{cat: cat, cl: NewClassifier(cat)}
+	for _, o := range opts {
+		o(p)
+	}
+	return p
 }
+
+// Models are the models the planner routes steps to.
+func (p *Planner) Models() Models { return p.models }
 
 // Catalog is the planner's catalogue.
 func (p *Planner) Catalog() *catalog.Catalog { return p.cat }

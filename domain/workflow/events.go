@@ -81,6 +81,9 @@ type PlannedStep struct {
 	// NeedsContext marks a framework that works on material outside the
 	// description (a repository, documents).
 	NeedsContext bool `json:"needs_context,omitempty"`
+	// Model is the model the step must be called with, set when the
+	// workspace's llm policy routed it ("" : the provider's for Tier).
+	Model string `json:"model,omitempty"`
 }
 
 // Delivery is how results reach the caller.
@@ -309,6 +312,9 @@ type Planned struct {
 	ContextLess bool `json:"context_less,omitempty"`
 	// Connections are the context servers the plan was given.
 	Connections []Connection `json:"connections,omitempty"`
+	// Models routes the run's calls by tier when the workspace's llm
+	// policy applied to the plan (nil: the provider's models).
+	Models *ModelRouting `json:"models,omitempty"`
 }
 
 // StepRequested is the data of StepRequested: an interactive `next`.

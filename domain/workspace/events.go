@@ -16,6 +16,7 @@ const (
 	EventMemberRemoved     = "WorkspaceMemberRemoved"
 	EventKeyAttached       = "WorkspaceKeyAttached"
 	EventKeyDetached       = "WorkspaceKeyDetached"
+	EventBudgetSet         = "WorkspaceBudgetSet"
 	// EventSlugReserved is the only event of a slug's reservation stream:
 	// appending it to a new stream makes a slug belong to one workspace of
 	// the organization.
@@ -100,6 +101,18 @@ type KeyDetached struct {
 	KeyID       string `json:"key_id"`
 }
 
+// BudgetSet is the data of WorkspaceBudgetSet: the workspace's monthly
+// credit budget (nil: no limit) replaces From (budget.go).
+type BudgetSet struct {
+	WorkspaceID         string `json:"workspace_id"`
+	OrgID               string `json:"org_id"`
+	MonthlyCreditBudget *int64 `json:"monthly_credit_budget"`
+	From                *int64 `json:"from"`
+}
+
+// EventType implements event.Data.
+func (BudgetSet) EventType() string { return EventBudgetSet }
+
 // SlugReserved is the data of WorkspaceSlugReserved.
 type SlugReserved struct {
 	WorkspaceID string `json:"workspace_id"`
@@ -146,7 +159,9 @@ func RegisterEvents(r *event.Registry) {
 	event.Register[MemberRemoved](r)
 	event.Register[KeyAttached](r)
 	event.Register[KeyDetached](r)
+	event.Register[BudgetSet](r)
 	event.Register[SlugReserved](r)
+	event.Register[LLMPolicySet](r) // llm_policy.go
 }
 
 var registry = event.NewRegistry(RegisterEvents)

@@ -127,6 +127,8 @@ type Workspace struct {
 	archived  bool
 	members   map[string]Role // user id -> role
 	keys      map[string]bool // active key ids
+	budget    int64           // monthly credit budget, 0 for none (budget.go)
+	llmPolicy []string        // allowed models, nil for no policy (llm_policy.go)
 	version   int64
 }
 
@@ -169,6 +171,13 @@ func (w *Workspace) Apply(e event.Event) error {
 		w.keys[d.KeyID] = true
 	case KeyDetached:
 		delete(w.keys, d.KeyID)
+	case BudgetSet:
+		w.budget = 0
+		if d.MonthlyCreditBudget != nil {
+			w.budget = *d.MonthlyCreditBudget
+		}
+	case LLMPolicySet:
+		w.llmPolicy = d.AllowedModels
 	}
 	w.version = e.Version
 	return nil

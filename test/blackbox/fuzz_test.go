@@ -20,6 +20,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stripe/stripe-go/v86/webhook"
 )
 
 // postRoute is a POST route of http/server.go with the fields its body
@@ -33,6 +35,9 @@ type postRoute struct {
 	base    map[string]any // a valid body (execute's is delivered by polling)
 	// fields maps each known field to its kind.
 	fields map[string]string
+	// signed: the route takes neither, but a body signed in
+	// Stripe-Signature with the servers' webhook secret (stripemock_test.go)
+	signed bool
 }
 
 // preferenceFields are the fields of plan's and execute's preferences.
@@ -131,6 +136,26 @@ var postRoutes = []postRoute{
 	{path: "/api/workspaces/{id}/folders/{folder_id}/workflows",
 		base:   map[string]any{"workflow_ids": []any{"wr_00000000000000000000000000000000"}},
 		fields: map[string]string{"workflow_ids": "array", "workflow_ids[0]": "string"}},
+	{path: "/api/billing/checkout",
+		base:   map[string]any{"pack": 10},
+		fields: map[string]string{"pack": "number", "custom_amount": "number"}},
+	{path: "/api/billing/subscribe",
+		base:   map[string]any{"tier": "pro", "interval": "monthly"},
+		fields: map[string]string{"tier": "string", "interval": "string"}},
+	{path: "/api/billing/portal", base: map[string]any{}, fields: map[string]string{}},
+	// the processor's webhook: every body signed, so that it is read (an
+	// unsigned one is 400 invalid_signature before anything else); the
+	// event is a purchase of an organization the server does not have
+	// (its "object" is not fuzzed: stripe-go reads only an "event")
+	{path: "/api/billing/webhook", signed: true,
+		base: map[string]any{"id": "evt_fuzz", "object": "event", "type": "checkout.session.completed", "created": 1700000000,
+			"data": map[string]any{"object": map[string]any{"id": "cs_fuzz", "object": "checkout.session", "mode": "payment",
+				"payment_status": "paid", "customer": "cus_fuzz",
+				"metadata": map[string]any{"org_id": "00000000-0000-4000-8000-000000000000", "credits": "10000"}}}},
+		fields: map[string]string{"id": "string", "type": "string", "created": "number", "data": "object",
+			"data.object": "object", "data.object.id": "string", "data.object.mode": "string", "data.object.payment_status": "string",
+			"data.object.customer": "string", "data.object.metadata": "object", "data.object.metadata.org_id": "string",
+			"data.object.metadata.credits": "string"}},
 }
 
 // fill puts who's workspace and folder into path's {id} and {folder_id}.
@@ -142,11 +167,15 @@ func (who caller) fill(path string) string {
 // signed-up user's session.
 type caller struct {
 	key, cookie, workspace, folder string
+	signed                         bool // sign the body (postRoute.signed)
 }
 
 // newCaller signs up a fresh caller for route.
 func (s *server) newCaller(t *testing.T, route postRoute) caller {
 	t.Helper()
+	if route.signed {
+		return caller{signed: true}
+	}
 	if route.session {
 		p := s.signUpPerson(t, "fuzz")
 		return caller{cookie: "svc_session=" + p.Access, workspace: p.WorkspaceID}
@@ -561,6 +590,9 @@ func (s *server) fuzzPost(t *testing.T, path string, who caller, body []byte) *r
 	}
 	if who.cookie != "" {
 		hr.Header.Set("Cookie", who.cookie)
+	}
+	if who.signed {
+		hr.Header.Set("Stripe-Signature", webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: body, Secret: stripeWebhookSecret}).Header)
 	}
 	hr.Header.Set("X-Forwarded-For", nextIP())
 	resp, err := http.DefaultClient.Do(hr)

@@ -60,6 +60,11 @@ func mainWithCode(m *testing.M) int {
 		return 1
 	}
 	defer stopMailpit()
+	if err := startStripeMock(); err != nil {
+		fmt.Fprintln(os.Stderr, "blackbox:", err)
+		return 1
+	}
+	defer stopStripeMock()
 	code := m.Run()
 	if shared.srv != nil {
 		if err := shared.srv.stop(); err != nil {
@@ -252,6 +257,7 @@ func childEnv(vars map[string]string) []string {
 	if _, set := vars["SVC_SMTP_URL"]; !set && mailpit.smtp != "" {
 		out = append(out, "SVC_SMTP_URL="+mailpit.smtp)
 	}
+	out = append(out, stripeEnv(vars)...)
 	for k, v := range vars {
 		if v != "" {
 			out = append(out, k+"="+v)

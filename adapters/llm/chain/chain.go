@@ -5,6 +5,7 @@ package chain
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -60,8 +61,12 @@ func (c *chain) Complete(ctx context.Context, r llm.Request) (llm.Response, erro
 	if c.fallback == nil {
 		return llm.Response{}, &exhaustedError{Failures: failures}
 	}
-	c.log.Warn("llm primary provider failed, trying fallback", "primary", c.primary.Name(),
-		"fallback", c.fallback.Name(), "kind", r.Kind, "framework", r.Framework, "err", err)
+	if errors.Is(err, llm.ErrModelNotServed) { // a policy's model only the fallback serves: routing, not a failure
+		c.log.Debug("llm primary provider does not serve the model, trying fallback", "model", r.Model)
+	} else {
+		c.log.Warn("llm primary provider failed, trying fallback", "primary", c.primary.Name(),
+			"fallback", c.fallback.Name(), "kind", r.Kind, "framework", r.Framework, "err", err)
+	}
 	resp, ferr := c.fallback.Complete(ctx, r)
 	if ferr == nil {
 		resp.Fallback = true

@@ -146,6 +146,11 @@ func (c *provider) model(tier int) string {
 	return c.cfg.Model
 }
 
+// serves reports whether model is one of the provider's two.
+func (c *provider) serves(model string) bool {
+	return model == c.cfg.Model || model == c.cfg.ModelTier2
+}
+
 // Complete makes the call r with retries; see New.
 func (c *provider) Complete(ctx context.Context, r llm.Request) (llm.Response, error) {
 	start := time.Now()
@@ -156,6 +161,12 @@ func (c *provider) Complete(ctx context.Context, r llm.Request) (llm.Response, e
 		return llm.Response{}, c.ctxError(0, err)
 	}
 	model := c.model(r.Tier)
+	if r.Model != "" {
+		if !c.serves(r.Model) { // a policy's model this provider does not serve: never another one
+			return llm.Response{}, &llm.CallError{Provider: c.host, Err: fmt.Errorf("%w: %s", llm.ErrModelNotServed, r.Model)}
+		}
+		model = r.Model
+	}
 	body, err := chatBody(r, model)
 	if err != nil {
 		return llm.Response{}, fmt.Errorf("llm %s: %w", c.host, err)

@@ -1,0 +1,42 @@
+package commands
+
+import (
+	"context"
+
+	"svc/domain/payment"
+)
+
+// PaymentProcessor is the payment processor (adapters/payments, Stripe):
+// the pages it hosts for a purchase, a subscription and the customer's
+// billing portal, and the verification of the events it sends. Its
+// errors: payment.ErrUnavailable (not configured for what was asked),
+// payment.ErrInvalidSignature (Event).
+type PaymentProcessor interface {
+	// CreditCheckout opens a checkout page for a credit purchase whose
+	// metadata carries the organization and the credits.
+	CreditCheckout(ctx context.Context, c CreditCheckout) (url string, err error)
+	// SubscriptionCheckout opens a checkout page for a subscription whose
+	// metadata carries the organization and the tier.
+	SubscriptionCheckout(ctx context.Context, c SubscriptionCheckout) (url string, err error)
+	// Portal opens the billing portal of a customer.
+	Portal(ctx context.Context, customerID string) (url string, err error)
+	// Event verifies a webhook delivery's signature header against its
+	// body and reads the event.
+	Event(payload []byte, signature string) (payment.Event, error)
+}
+
+// CreditCheckout is what a credit purchase's checkout page sells.
+type CreditCheckout struct {
+	OrgID      string
+	Purchase   payment.Purchase
+	CustomerID string // the organization's customer, "" when it has none yet
+	Email      string // prefilled when there is no customer
+}
+
+// SubscriptionCheckout is what a subscription's checkout page sells.
+type SubscriptionCheckout struct {
+	OrgID      string
+	Plan       payment.Plan
+	CustomerID string
+	Email      string
+}
