@@ -10,6 +10,8 @@
 #      overhead per step, and EXEC_WORKFLOWS (100) workflows at once;
 #      5b. push: an idle instance's statements per second, and append to
 #      read model visible at PUSH_RATE appends/s;
+#      5c. webhook: signed Stripe purchases handled per second, each granted
+#      once after redelivery;
 #   4. GET /api/billing/balance under wrk against a real svc serve, beside the
 #      same route answered without a database read (401, no key) and
 #      pgbench -S at the same concurrency, and paced near 5,000 req/s;
@@ -28,7 +30,8 @@
 #   BENCH_PORT (18090), LIST_WORKFLOWS (1000000), LIST_SAMPLES (500),
 #   CHARGE_EVENTS (1000000),
 #   PUSH_IDLE (30 s), PUSH_RATE (1000/s), PUSH_SECONDS (10),
-#   BENCH_SKIP (space-separated: append batch rebuild http exec push list charge).
+#   WEBHOOK_EVENTS (2000), WEBHOOK_CONCURRENCY (16),
+#   BENCH_SKIP (space-separated: append batch rebuild http exec push webhook list charge).
 # Raw outputs go to test/bench/results/<UTC time>/ (gitignored), the summary
 # to summary.md there. Only loopback; every database it creates is dropped and
 # every process it starts is stopped on exit. Targets are reported, never
@@ -67,6 +70,7 @@ DB_LEDGER=svc_bench_ledger_$$
 DB_HTTP=svc_bench_http_$$
 DB_EXEC=svc_bench_exec_$$
 DB_PUSH=svc_bench_push_$$
+DB_HOOK=svc_bench_webhook_$$
 url() { echo "postgres://$PGUSER@$PGHOST:$PGPORT/$1?sslmode=disable"; }
 psqlq() { psql -X -v ON_ERROR_STOP=1 -q "$@"; }
 
@@ -87,7 +91,7 @@ cleanup() {
 			psqlq -d postgres -c "DROP DATABASE IF EXISTS svc_test_${name}_${pid} WITH (FORCE)" 2>/dev/null
 		done
 	done
-	for db in "$DB_PGBENCH" "$DB_LEDGER" "$DB_HTTP" "$DB_EXEC" "$DB_PUSH"; do
+	for db in "$DB_PGBENCH" "$DB_LEDGER" "$DB_HTTP" "$DB_EXEC" "$DB_PUSH" "$DB_HOOK"; do
 		psqlq -d postgres -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" 2>/dev/null
 	done
 	rm -rf "$WORK"
@@ -471,6 +475,38 @@ if ! skip push; then
 	log "  idle: $idle statements/s ($idlex db transactions/s); at $achieved appends/s: visible p50 $p50 ms, p99 $p99 ms, $lost never visible"
 	result "idle instance: statements to PostgreSQL per second" "$idle" "db transactions/s (all clients): $idlex" "-" "< 1" "$(awk -v a="$idle" 'BEGIN { print (a >= 0 && a < 1) ? "PASS" : "FAIL" }')"
 	result "append to read model visible, p99 at $achieved appends/s (ms)" "$p99" "p50 $p50 ms; never visible: $lost" "-" "< 20 ms" "$(awk -v a="$p99" -v l="$lost" 'BEGIN { print (a < 20 && l == 0) ? "PASS" : "FAIL" }')"
+fi
+
+# ---------------------------------------------------------------- 5c. webhook
+# POST /api/billing/webhook: WEBHOOK_EVENTS signed credit purchases over
+# 50 organizations at WEBHOOK_CONCURRENCY, each answered once its grant is
+# in the read models; the baseline is the same requests with a wrong
+# signature (HTTP and the signature check, no database work), in the same
+# run. Every event is then delivered again and must grant nothing more
+# (test/bench/webhookload).
+if ! skip webhook; then
+	go build -o "$WORK/webhookload" ./test/bench/webhookload
+	if [[ -n $SERVE_PID ]] && kill -0 "$SERVE_PID" 2>/dev/null; then
+		kill -TERM "$SERVE_PID"; wait "$SERVE_PID" 2>/dev/null || true
+	fi
+	log "svc serve on 127.0.0.1:$PORT (fresh database): ${WEBHOOK_EVENTS:-2000} signed purchases at concurrency ${WEBHOOK_CONCURRENCY:-16}, then each again"
+	DATABASE_URL=$(url "$DB_HOOK") SVC_ADDR=127.0.0.1:$PORT SVC_LOG_LEVEL=warn REDIS_URL= SVC_SMTP_URL= \
+		STRIPE_SECRET_KEY=sk_test_bench STRIPE_WEBHOOK_SECRET=whsec_bench STRIPE_API_BASE=http://127.0.0.1:9 \
+		bin/svc serve >"$OUT/serve-webhook.stdout" 2>"$OUT/serve-webhook.log" &
+	SERVE_PID=$!
+	for _ in $(seq 100); do
+		curl -fs -o /dev/null "http://127.0.0.1:$PORT/api/health" && break
+		kill -0 "$SERVE_PID" 2>/dev/null || { cat "$OUT/serve-webhook.log" >&2; exit 1; }
+		sleep 0.2
+	done
+	"$WORK/webhookload" -base "http://127.0.0.1:$PORT" -db "$(url "$DB_HOOK")" -secret whsec_bench \
+		-events "${WEBHOOK_EVENTS:-2000}" -c "${WEBHOOK_CONCURRENCY:-16}" >"$OUT/webhook.json"
+	wr=$(jq -r '.events_per_second | round' "$OUT/webhook.json") wp50=$(jq -r .p50_ms "$OUT/webhook.json") wp99=$(jq -r .p99_ms "$OUT/webhook.json")
+	br=$(jq -r '.refused_per_second | round' "$OUT/webhook.json") once=$(jq -r .granted_once "$OUT/webhook.json")
+	werr=$(jq -r .errors "$OUT/webhook.json") again=$(jq -r .redelivered_ok "$OUT/webhook.json")
+	log "  $wr purchases/s (p50 $wp50 ms, p99 $wp99 ms, $werr errors); refused for their signature: $br/s; redelivered answered 200: $again; granted once: $once"
+	result "webhook: signed purchases handled per second (c=${WEBHOOK_CONCURRENCY:-16})" "$wr" "bad signatures refused: $br/s" "$(ratio "$wr" "$br")" "(info)" "-"
+	result "  same, p50 / p99 (ms); each granted once after redelivery" "$wp50 / $wp99" "errors: $werr; redelivered 200: $again" "-" "once" "$([[ $once == true && $werr == 0 ]] && echo PASS || echo FAIL)"
 fi
 
 # ---------------------------------------------------------------- 6. listing

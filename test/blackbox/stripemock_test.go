@@ -46,7 +46,9 @@ func startStripeMock() error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(bin, "-http-addr", addr)
+	// its HTTPS listener too gets a port of the system's choice: its default
+	// (12112) collides with another run's stripe-mock on the machine
+	cmd := exec.Command(bin, "-http-addr", addr, "-https-addr", "127.0.0.1:")
 	cmd.Stdout, cmd.Stderr = nil, os.Stderr
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start stripe-mock: %w", err)
