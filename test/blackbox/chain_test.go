@@ -66,8 +66,19 @@ func TestChainLineage(t *testing.T) {
 		t.Errorf("the offline writer's deliverable does not mention the inherited context: %s", raw)
 	}
 
-	// lineage: oldest first, total_steps summed
-	res = s.lineage(t, a.Key, second)
+	// lineage: oldest first, total_steps summed. It reads the workflows read
+	// model, which may trail the status (status folds a workflow's stream
+	// when the model has not reached its last event): wait until it has
+	// the run's end.
+	res = s.poll(t, req{Path: "/api/rigor/lineage/" + second, Key: a.Key}, 30*time.Second, func(res *response) bool {
+		chain, _ := res.Body["chain"].([]any)
+		for _, e := range chain {
+			if e.(map[string]any)["status"] != "completed" {
+				return false
+			}
+		}
+		return res.Status == http.StatusOK && len(chain) == 2
+	}, func(res *response) string { return "lineage without both runs completed within 30 s: " + string(res.Raw) })
 	wantStatus(t, res, http.StatusOK)
 	chain, _ := res.Body["chain"].([]any)
 	if !boolean(t, res.Body, "ok") || len(chain) != 2 || integer(t, res.Body, "chain_depth") != 2 {
