@@ -100,6 +100,7 @@ type Handlers struct {
 	StartSubscription   Handler[StartSubscription, BillingPage]
 	OpenBillingPortal   Handler[OpenBillingPortal, BillingPage]
 	ReceivePaymentEvent Handler[ReceivePaymentEvent, PaymentEventReceived]
+	ConfigureAutoReload Handler[ConfigureAutoReload, AutoReloadConfigured]
 
 	background *Background
 }
@@ -166,6 +167,7 @@ func NewHandlers(repos *Repositories, p Ports) *Handlers {
 		StartSubscription:   ready(Handler[StartSubscription, BillingPage](NewStartSubscriptionHandler(repos, p.Payments)), log, p.Consistency),
 		OpenBillingPortal:   ready(Handler[OpenBillingPortal, BillingPage](NewOpenBillingPortalHandler(repos, p.Payments)), log, p.Consistency),
 		ReceivePaymentEvent: ready(Handler[ReceivePaymentEvent, PaymentEventReceived](NewReceivePaymentEventHandler(repos, p.Payments)), log, p.Consistency),
+		ConfigureAutoReload: ready(Handler[ConfigureAutoReload, AutoReloadConfigured](NewConfigureAutoReloadHandler(repos, p.Payments)), log, p.Consistency),
 	}
 }
 

@@ -40,3 +40,35 @@ type SubscriptionCheckout struct {
 	CustomerID string
 	Email      string
 }
+
+// ReloadPayer pays an auto-reload (commands/reload): an off-session
+// payment of the organization's saved payment method, confirmed at once,
+// with the reload id as idempotency key, so asking twice for one reload
+// pays once. Implemented by the processor (adapters/payments).
+type ReloadPayer interface {
+	PayReload(ctx context.Context, p ReloadPayment) (ReloadPaid, error)
+}
+
+// ReloadPayment is one auto-reload's payment.
+type ReloadPayment struct {
+	OrgID, ReloadID, CustomerID string
+	USD, Credits                int64
+}
+
+// Outcomes of a reload's payment (ReloadPaid.Status).
+const (
+	ReloadPaidSucceeded = "succeeded" // paid
+	ReloadPaidPending   = "pending"   // taken; the processor's event tells the outcome
+	ReloadPaidFailed    = "failed"    // refused (Reason, Message)
+)
+
+// ReloadPaid is what the processor answered. A call that could not reach
+// it, or that it failed to answer, is an error instead (the payment is
+// asked again later, with the same idempotency key).
+type ReloadPaid struct {
+	Status    string
+	PaymentID string
+	// Reason is a short code of a failure: no_payment_method,
+	// card_declined, authentication_required, or the processor's code.
+	Reason, Message string
+}

@@ -1,9 +1,11 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/google/uuid"
 
@@ -112,6 +114,10 @@ func (h ReceivePaymentEventHandler) Handle(ctx context.Context, cmd ReceivePayme
 		return PaymentEventReceived{}, fmt.Errorf("payment event %s (%s): %w", ev.ID, ev.Type, err)
 	}
 	out.Position = pos
+	if out.Outcome == payment.OutcomeReloadFailed && !out.Duplicate {
+		slog.Warn("auto-reload payment failed", "org_id", out.OrgID, "reload_id", ev.ReloadID(),
+			"reason", cmp.Or(ev.Object.FailureCode, "payment_failed"), "payment_id", ev.Object.ID)
+	}
 	return out, nil
 }
 
@@ -133,12 +139,26 @@ func (h ReceivePaymentEventHandler) apply(tx *eventstore.Tx, ev payment.Event, k
 		return h.subscription(tx, o, ev)
 	case payment.PurchaseEvent:
 		return h.purchase(tx, o, ev)
-	// The auto-reload payments (issue 14, auto-reload: the off-session
-	// payment's succeeded and failed events) are a kind of their own
-	// (payment.KindOf), applied here, recorded once like the others.
+	case payment.ReloadEvent:
+		return h.reload(tx, o, ev)
 	default:
 		return "", fmt.Errorf("payment event kind %d has no handler", kind)
 	}
+}
+
+// reload settles the auto-reload a payment's event names (SettleReload):
+// a payment of no reload (a checkout's) is recorded and changes nothing.
+func (h ReceivePaymentEventHandler) reload(tx *eventstore.Tx, o *org.Organization, ev payment.Event) (string, error) {
+	id := ev.ReloadID()
+	if id == "" {
+		return payment.OutcomeNotReload, nil
+	}
+	paid := ReloadPaid{Status: ReloadPaidSucceeded, PaymentID: ev.Object.ID}
+	if ev.Type == payment.PaymentIntentFailed {
+		paid = ReloadPaid{Status: ReloadPaidFailed, PaymentID: ev.Object.ID, Reason: cmp.Or(ev.Object.FailureCode, "payment_failed"),
+			Message: ev.Object.FailureMessage}
+	}
+	return SettleReload(tx, h.repos, o.ID(), id, paid)
 }
 
 // subscription moves the organization's subscription and tier (org.

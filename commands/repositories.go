@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"time"
+
 	"github.com/google/uuid"
 
 	"svc/domain/apikey"
@@ -14,6 +16,7 @@ import (
 	"svc/domain/workflow"
 	"svc/domain/workspace"
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // cacheSize bounds the folded ledgers and slot sets a process keeps.
@@ -78,6 +81,9 @@ func NewRepositories(store *eventstore.Store) *Repositories {
 				Codec: credit.SnapshotCodec, Encode: (*credit.Ledger).Snapshot, Decode: credit.FromSnapshot,
 				Every: LedgerSnapshotEvery,
 			},
+			// auto-reload: the append that takes the balance below the
+			// threshold requests the reload (credit.Ledger.Follow)
+			Follow: func(l *credit.Ledger, data []event.Data) []event.Data { return l.Follow(data, time.Now()) },
 		}),
 		Slots: eventstore.NewRepository(store, eventstore.Kind[*workflow.Slots]{
 			Stream: workflow.SlotsStream, New: func(string) *workflow.Slots { return workflow.NewSlots() },

@@ -22,6 +22,7 @@ type Repository[A event.Aggregate] struct {
 	notFound error
 	cache    *foldCache[A]
 	snaps    *snapshotter[A]
+	follow   func(A, []event.Data) []event.Data
 }
 
 // Kind describes an aggregate to NewRepository.
@@ -50,6 +51,11 @@ type Kind[A event.Aggregate] struct {
 	// Snapshots, when set, makes a load start from the stream's latest
 	// snapshot (snapshot.go): with Cache, when the cache has no entry.
 	Snapshots *Snapshots[A]
+	// Follow, when set, is asked on every append (Save, Update) which
+	// events the aggregate decides to follow the ones appended with, in
+	// the same append: a rule no command may forget (the ledger's
+	// auto-reload).
+	Follow func(a A, data []event.Data) []event.Data
 }
 
 // NewRepository returns the repository of aggregates of kind k in store.
@@ -57,7 +63,7 @@ func NewRepository[A event.Aggregate](store *Store, k Kind[A]) *Repository[A] {
 	if store == nil || k.Stream == nil || k.New == nil {
 		panic("eventstore: repository without a store, a stream or a constructor")
 	}
-	r := &Repository[A]{store: store, stream: k.Stream, blank: k.New, owner: k.Owner, exists: k.Exists, valid: k.Valid, notFound: k.NotFound}
+	r := &Repository[A]{store: store, stream: k.Stream, blank: k.New, owner: k.Owner, exists: k.Exists, valid: k.Valid, notFound: k.NotFound, follow: k.Follow}
 	if r.exists == nil {
 		r.exists = func(a A) bool { return a.Version() != event.NewStream }
 	}
@@ -76,9 +82,22 @@ func NewRepository[A event.Aggregate](store *Store, k Kind[A]) *Repository[A] {
 // Stream is the stream id of aggregate id.
 func (r *Repository[A]) Stream(id string) string { return r.stream(id) }
 
-// Get loads aggregate id as it stands now.
+// Get loads aggregate id as it stands now. With a fold cache it takes a
+// connection before the cache entry: a load holds the entry while it
+// reads, and one that waited for the pool while holding it would wait
+// forever for transactions that hold every connection and wait for that
+// entry (Load and LoadAfter inside a transaction).
 func (r *Repository[A]) Get(ctx context.Context, id string) (A, error) {
-	return r.load(ctx, r.store.pool, id)
+	if r.cache == nil {
+		return r.load(ctx, r.store.pool, id)
+	}
+	conn, err := r.store.pool.Acquire(ctx)
+	if err != nil {
+		var zero A
+		return zero, fmt.Errorf("load %s: %w", r.stream(id), err)
+	}
+	defer conn.Release()
+	return r.load(ctx, conn, id)
 }
 
 // GetOwned loads aggregate id of organization orgID; another's is NotFound.
@@ -113,6 +132,7 @@ func (r *Repository[A]) Save(tx *Tx, id string, a A, data ...event.Data) (event.
 	if len(data) == 0 {
 		return event.Position{}, nil
 	}
+	data = r.followed(a, data)
 	stream, from := r.stream(id), a.Version()
 	pos, err := tx.Append(stream, from, data...)
 	if err != nil {
@@ -127,6 +147,17 @@ func (r *Repository[A]) Save(tx *Tx, id string, a A, data ...event.Data) (event.
 		return nil
 	})
 	return pos, nil
+}
+
+// followed is data and what Kind.Follow decides follows it.
+func (r *Repository[A]) followed(a A, data []event.Data) []event.Data {
+	if r.follow == nil {
+		return data
+	}
+	if more := r.follow(a, data); len(more) > 0 {
+		return append(data[:len(data):len(data)], more...)
+	}
+	return data
 }
 
 // SaveWith is Save with the events' metadata meta (its empty fields taken
@@ -170,6 +201,7 @@ func (r *Repository[A]) Update(ctx context.Context, orgID, id string, decide fun
 			out = a
 			return err
 		}
+		data = r.followed(a, data)
 		events := make([]event.New, len(data))
 		for i, d := range data {
 			events[i] = event.New{Data: d, Metadata: meta}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -283,5 +284,51 @@ func TestSnapshotOfUncommittedEventsIsNotWritten(t *testing.T) {
 	count(t, s, id, 4)
 	if a := get(t, s, tallies(s, 10, tallyCodec(1, 3)), id); a.sum >= 1000 {
 		t.Fatalf("sum %d includes rolled-back events", a.sum)
+	}
+}
+
+// A cached Get while every connection is held by a transaction that then
+// loads the same aggregate: the Get waits for a connection without holding
+// the cache entry, so the transaction loads, commits, and both finish
+// (before, the Get held the entry while it waited for the pool, and the
+// transaction waited for the entry: a deadlock).
+func TestCachedGetDoesNotHoldTheEntryWhileWaitingForAConnection(t *testing.T) {
+	store := eventstore.New(widePool(t, 1))
+	for _, snaps := range []*eventstore.Snapshots[*tally]{nil, tallyCodec(1, 1000)} {
+		repo := tallies(store, 10, snaps)
+		id := uuid.NewString()
+		want := count(t, store, id, 3)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		inTx := make(chan struct{})
+		release := make(chan struct{})
+		done := make(chan error, 2)
+		go func() { // holds the only connection, then loads
+			_, err := store.Run(ctx, eventstore.TxOptions{}, func(tx *eventstore.Tx) error {
+				close(inTx)
+				<-release
+				a, err := repo.Load(tx, id)
+				if err == nil && a.sum != want {
+					err = fmt.Errorf("sum %d in the transaction, want %d", a.sum, want)
+				}
+				return err
+			})
+			done <- err
+		}()
+		<-inTx
+		go func() { // waits for a connection
+			a, err := repo.Get(ctx, id)
+			if err == nil && a.sum != want {
+				err = fmt.Errorf("sum %d from Get, want %d", a.sum, want)
+			}
+			done <- err
+		}()
+		time.Sleep(200 * time.Millisecond) // the Get is waiting for the pool
+		close(release)
+		for range 2 {
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		}
+		cancel()
 	}
 }

@@ -42,6 +42,8 @@ var nullable = map[string]bool{
 	"uses_remaining": true, "invite_id": true, "expires_at": true, "next_cursor": true, "monthly_credit_budget": true,
 	"user_id": true, "email": true, // GET /api/user/me with a key
 	"updated_at": true, // GET .../llm-policy of a workspace that never had one
+	// GET /api/billing/auto-reload never configured
+	"threshold": true, "amount": true, "monthly_limit": true, "reset_at": true, "last_reload_at": true,
 }
 
 func noNullLists(t *testing.T, where, path string, v any) {
@@ -265,6 +267,9 @@ func TestEveryWriteIsReadBack(t *testing.T) {
 	for name, w := range billingWalks(t, f) {
 		walk[name] = w
 	}
+	for name, w := range autoReloadWalks(t, f) {
+		walk[name] = w
+	}
 	for name, w := range llmPolicyWalks(t, f, key, signup.WorkspaceID) {
 		walk[name] = w
 	}
@@ -312,6 +317,7 @@ func TestNoNullLists(t *testing.T) {
 		"GET keys.verify":               "/api/keys/verify",
 		"GET keys.verify_email":         "", // a write: TestEveryWriteIsReadBack
 		"GET billing.balance":           "/api/billing/balance",
+		"GET billing.auto_reload":       "/api/billing/auto-reload",
 		"GET rigor.templates":           "/api/rigor/templates",
 		"GET rigor.task_types":          "/api/rigor/task-types",
 		"GET rigor.status":              "/api/rigor/status/" + id,

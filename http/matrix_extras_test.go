@@ -23,6 +23,9 @@ func matrixExtras(w string) map[string]route {
 		"POST billing.subscribe": {path: "/api/billing/subscribe", floor: apikey.Admin, spec: "B", body: map[string]any{"tier": "gold"}},
 		"POST billing.portal":    {path: "/api/billing/portal", floor: apikey.Admin, spec: "B"},
 		"POST billing.webhook":   {path: "", spec: "open"}, // the processor's signature, not a key: its own tests
+		// auto-reload: any role reads it; a PUT without enabled is 400 invalid_body at the floor
+		"GET billing.auto_reload":        {path: "/api/billing/auto-reload", spec: "B"},
+		"PUT billing.auto_reload_update": {path: "/api/billing/auto-reload", floor: apikey.Admin, spec: "B", body: map[string]any{}},
 		// llm policy: the matrix's organization is on Enterprise; a PUT without allowed_models is 400 at the floor
 		"GET workspaces.llm_policy.get": {path: w + "/llm-policy", spec: "B", foreign: true},
 		"PUT workspaces.llm_policy.set": {path: w + "/llm-policy", floor: apikey.Admin, spec: "B", body: map[string]any{}, foreign: true},

@@ -6,6 +6,7 @@
 package payments
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -256,14 +257,19 @@ func (s *Stripe) Event(payload []byte, signature string) (payment.Event, error) 
 
 // rawObject is what the service reads of an event's object.
 type rawObject struct {
-	ID                  string            `json:"id"`
-	Object              string            `json:"object"`
-	Metadata            map[string]string `json:"metadata"`
-	Customer            json.RawMessage   `json:"customer"`
-	Subscription        json.RawMessage   `json:"subscription"`
-	Status              string            `json:"status"`
-	Mode                string            `json:"mode"`
-	PaymentStatus       string            `json:"payment_status"`
+	ID               string            `json:"id"`
+	Object           string            `json:"object"`
+	Metadata         map[string]string `json:"metadata"`
+	Customer         json.RawMessage   `json:"customer"`
+	Subscription     json.RawMessage   `json:"subscription"`
+	Status           string            `json:"status"`
+	Mode             string            `json:"mode"`
+	PaymentStatus    string            `json:"payment_status"`
+	LastPaymentError *struct {
+		Code        string `json:"code"`
+		DeclineCode string `json:"decline_code"`
+		Message     string `json:"message"`
+	} `json:"last_payment_error"`
 	SubscriptionDetails *struct {
 		Metadata map[string]string `json:"metadata"`
 	} `json:"subscription_details"`
@@ -282,6 +288,9 @@ func parseObject(raw json.RawMessage) (payment.Object, error) {
 	}
 	o := payment.Object{ID: r.ID, Metadata: map[string]string{}, CustomerID: idOf(r.Customer), Status: r.Status, Mode: r.Mode,
 		PaymentStatus: r.PaymentStatus}
+	if e := r.LastPaymentError; e != nil {
+		o.FailureCode, o.FailureMessage = cmp.Or(e.DeclineCode, e.Code), e.Message
+	}
 	// an invoice names its subscription's metadata: under it, its own
 	var inherited map[string]string
 	switch {
@@ -342,3 +351,78 @@ func (l leveled) Debugf(format string, v ...any) { l.log.Debug("stripe: " + fmt.
 func (l leveled) Infof(format string, v ...any)  { l.log.Debug("stripe: " + fmt.Sprintf(format, v...)) }
 func (l leveled) Warnf(format string, v ...any)  { l.log.Warn("stripe: " + fmt.Sprintf(format, v...)) }
 func (l leveled) Errorf(format string, v ...any) { l.log.Warn("stripe: " + fmt.Sprintf(format, v...)) }
+
+var _ commands.ReloadPayer = (*Stripe)(nil)
+
+// PayReload implements commands.ReloadPayer: an off-session PaymentIntent
+// of the reload's USD, confirmed at once, for the customer's default
+// payment method (its invoice settings', else its first saved card), with
+// the reload id as idempotency key and metadata org_id, reload_id and
+// credits. Stripe answers an off-session decline or a payment that needs
+// the customer with a card error: a failure. succeeded is paid; any other
+// status (processing) waits for the payment's event. An error is a call
+// that did not get an answer (asked again later, with the same key).
+func (s *Stripe) PayReload(ctx context.Context, p commands.ReloadPayment) (commands.ReloadPaid, error) {
+	pm, err := s.defaultPaymentMethod(ctx, p.CustomerID)
+	if err != nil {
+		return commands.ReloadPaid{}, err
+	}
+	if pm == "" {
+		return commands.ReloadPaid{Status: commands.ReloadPaidFailed, Reason: "no_payment_method",
+			Message: "The billing account has no saved payment method."}, nil
+	}
+	params := &stripe.PaymentIntentCreateParams{
+		Amount:        stripe.Int64(p.USD * 100),
+		Currency:      stripe.String(string(stripe.CurrencyUSD)),
+		Customer:      stripe.String(p.CustomerID),
+		PaymentMethod: stripe.String(pm),
+		Confirm:       stripe.Bool(true),
+		OffSession:    stripe.Bool(true),
+		Description:   stripe.String(fmt.Sprintf("Auto-reload: %s credits", group(p.Credits))),
+		Metadata: map[string]string{payment.MetaOrgID: p.OrgID, payment.MetaReload: p.ReloadID,
+			payment.MetaCredits: strconv.FormatInt(p.Credits, 10)},
+	}
+	params.SetIdempotencyKey(p.ReloadID)
+	pi, err := s.client.V1PaymentIntents.Create(ctx, params)
+	var se *stripe.Error
+	if errors.As(err, &se) && se.Type == stripe.ErrorTypeCard {
+		out := commands.ReloadPaid{Status: commands.ReloadPaidFailed, Reason: cmp.Or(string(se.DeclineCode), string(se.Code), "card_declined"),
+			Message: se.Msg}
+		if se.PaymentIntent != nil {
+			out.PaymentID = se.PaymentIntent.ID
+		}
+		return out, nil
+	}
+	if err != nil {
+		return commands.ReloadPaid{}, fmt.Errorf("%w: stripe: create payment intent: %v", payment.ErrUnavailable, err)
+	}
+	out := commands.ReloadPaid{Status: commands.ReloadPaidPending, PaymentID: pi.ID}
+	switch pi.Status {
+	case stripe.PaymentIntentStatusSucceeded:
+		out.Status = commands.ReloadPaidSucceeded
+	case stripe.PaymentIntentStatusCanceled:
+		out.Status, out.Reason = commands.ReloadPaidFailed, "canceled"
+	}
+	return out, nil
+}
+
+// defaultPaymentMethod is the customer's payment method for off-session
+// payments: its invoice settings' default, else its first saved card ("" for none).
+func (s *Stripe) defaultPaymentMethod(ctx context.Context, customerID string) (string, error) {
+	c, err := s.client.V1Customers.Retrieve(ctx, customerID, &stripe.CustomerRetrieveParams{})
+	if err != nil {
+		return "", fmt.Errorf("%w: stripe: retrieve customer: %v", payment.ErrUnavailable, err)
+	}
+	if c.InvoiceSettings != nil && c.InvoiceSettings.DefaultPaymentMethod != nil && c.InvoiceSettings.DefaultPaymentMethod.ID != "" {
+		return c.InvoiceSettings.DefaultPaymentMethod.ID, nil
+	}
+	params := &stripe.PaymentMethodListParams{Customer: stripe.String(customerID), Type: stripe.String("card")}
+	params.Limit = stripe.Int64(1)
+	for pm, err := range s.client.V1PaymentMethods.List(ctx, params).All(ctx) {
+		if err != nil {
+			return "", fmt.Errorf("%w: stripe: list payment methods: %v", payment.ErrUnavailable, err)
+		}
+		return pm.ID, nil
+	}
+	return "", nil
+}

@@ -25,6 +25,7 @@ import (
 	"svc/adapters/secrets"
 	"svc/adapters/webhook"
 	"svc/commands"
+	"svc/commands/reload"
 	"svc/commands/webhooks"
 	"svc/commands/worker"
 	"svc/domain/catalog"
@@ -164,6 +165,15 @@ func runServe(ctx context.Context, args []string) error {
 		if err := dispatcher.Run(work); err != nil {
 			log.Error("webhook dispatcher stopped", "error", err)
 		}
+	}()
+
+	// auto-reloads the ledgers request, paid off-session by the processor
+	payer, _ := processor.(commands.ReloadPayer)
+	reloads := reload.New(repos, payer, reload.Config{Lease: cfg.WorkerLease, Push: true}, log)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		reloads.Run(work)
 	}()
 
 	serveErr := make(chan error, 1)

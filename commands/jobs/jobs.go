@@ -36,6 +36,8 @@ const (
 	// KindDelivery is a webhook delivery for the dispatcher to attempt
 	// (commands/webhooks).
 	KindDelivery = "delivery"
+	// KindAutoReload is an auto-reload to pay (commands/reload).
+	KindAutoReload = "autoreload"
 )
 
 // kickWithin is the longest pause until a job's next run for which the

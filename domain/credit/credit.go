@@ -76,6 +76,7 @@ type Ledger struct {
 	accounts map[string]account    // open runs by workflow id
 	spend    map[string]monthSpend // workspaces' spend in the latest month (budget.go)
 	month    string                // the latest month a workspace was charged in
+	reload   reloadState           // auto-reload (autoreload.go)
 	version  int64
 }
 
@@ -141,7 +142,10 @@ func (l *Ledger) apply(d event.Data) {
 	case Settled:
 		l.reserved -= d.Released
 		delete(l.accounts, d.WorkflowID)
+	default:
+		l.applyReload(d)
 	}
+	l.rearm()
 }
 
 // put stores a workflow's account; one that holds nothing and was
@@ -412,6 +416,14 @@ func (l *Ledger) Clone() *Ledger {
 	c.spend = maps.Clone(l.spend)
 	if c.spend == nil {
 		c.spend = map[string]monthSpend{}
+	}
+	if l.reload.Pending != nil {
+		p := *l.reload.Pending
+		c.reload.Pending = &p
+	}
+	if l.reload.Config.MonthlyLimitUSD != nil {
+		v := *l.reload.Config.MonthlyLimitUSD
+		c.reload.Config.MonthlyLimitUSD = &v
 	}
 	return &c
 }

@@ -97,6 +97,7 @@ func RegisterEvents(r *event.Registry) {
 	event.Register[Refunded](r)
 	event.Register[Reserved](r)
 	event.Register[Settled](r)
+	registerAutoReload(r)
 }
 
 var registry = event.NewRegistry(RegisterEvents)

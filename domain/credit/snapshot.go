@@ -14,13 +14,14 @@ import (
 //
 // 2: accounts name their workspace and last charge's month, and the
 // workspaces' spend in the latest month is kept (workspace budgets).
-const SnapshotCodec = 2
+// 3: the auto-reload configuration and its pending reload.
+const SnapshotCodec = 3
 
 // ErrSnapshot is a snapshot that does not decode into a ledger of the
 // organization, or whose figures do not agree with each other.
 var ErrSnapshot = errors.New("credit ledger: unusable snapshot")
 
-// snapshot is the ledger's state as stored (codec 2).
+// snapshot is the ledger's state as stored (codec 3).
 type snapshot struct {
 	OrgID    string                `json:"org_id"`
 	Owned    int64                 `json:"owned"`
@@ -31,13 +32,19 @@ type snapshot struct {
 	Accounts map[string]account    `json:"accounts,omitempty"`
 	Month    string                `json:"month,omitempty"`
 	Spend    map[string]monthSpend `json:"spend,omitempty"`
+	Reload   *reloadState          `json:"reload,omitempty"`
 }
 
 // Snapshot encodes the ledger's state (without its version: the store
 // keeps that beside it) in codec SnapshotCodec.
 func (l *Ledger) Snapshot() ([]byte, error) {
-	return json.Marshal(snapshot{OrgID: l.orgID, Owned: l.owned, Reserved: l.reserved, Granted: l.granted,
-		Charged: l.charged, Refunded: l.refunded, Accounts: l.accounts, Month: l.month, Spend: l.spend})
+	s := snapshot{OrgID: l.orgID, Owned: l.owned, Reserved: l.reserved, Granted: l.granted,
+		Charged: l.charged, Refunded: l.refunded, Accounts: l.accounts, Month: l.month, Spend: l.spend}
+	if l.reload != (reloadState{}) {
+		r := l.reload
+		s.Reload = &r
+	}
+	return json.Marshal(s)
 }
 
 // FromSnapshot is the ledger of orgID that Snapshot encoded in data, at
@@ -77,6 +84,9 @@ func FromSnapshot(orgID string, version int64, data []byte) (*Ledger, error) {
 	l.month = s.Month
 	for k, m := range s.Spend {
 		l.spend[k] = m
+	}
+	if s.Reload != nil {
+		l.reload = *s.Reload
 	}
 	return l, nil
 }

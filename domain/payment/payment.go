@@ -138,6 +138,10 @@ const (
 	InvoicePaid             = "invoice.paid"
 	InvoicePaymentFailed    = "invoice.payment_failed"
 	CheckoutSessionComplete = "checkout.session.completed"
+	// The auto-reload payment's outcome (an off-session PaymentIntent
+	// whose metadata names the reload).
+	PaymentIntentSucceeded = "payment_intent.succeeded"
+	PaymentIntentFailed    = "payment_intent.payment_failed"
 )
 
 // Metadata keys the service sets on what it creates at the processor and
@@ -146,6 +150,7 @@ const (
 	MetaOrgID   = "org_id"
 	MetaCredits = "credits"
 	MetaTier    = "tier"
+	MetaReload  = "reload_id"
 )
 
 // Event is a verified processor event, reduced to what the service reads
@@ -173,6 +178,9 @@ type Object struct {
 	// Mode and PaymentStatus are a checkout session's.
 	Mode          string
 	PaymentStatus string
+	// FailureCode and FailureMessage are a failed payment's
+	// (last_payment_error: its decline code, else its code).
+	FailureCode, FailureMessage string
 }
 
 // OrgID is the organization the event names (metadata org_id).
@@ -189,31 +197,43 @@ const (
 	SubscriptionEvent
 	// PurchaseEvent is a completed checkout session.
 	PurchaseEvent
+	// ReloadEvent is the outcome of a payment: an auto-reload's when its
+	// metadata names one (ReloadID), else nothing to the service.
+	ReloadEvent
 )
 
-// KindOf tells what e is. The auto-reload payment events (issue 14,
-// auto-reload) are to be added here as a kind of their own.
+// KindOf tells what e is.
 func KindOf(e Event) Kind {
 	switch e.Type {
 	case SubscriptionCreated, SubscriptionUpdated, SubscriptionDeleted, InvoicePaid, InvoicePaymentFailed:
 		return SubscriptionEvent
 	case CheckoutSessionComplete:
 		return PurchaseEvent
+	case PaymentIntentSucceeded, PaymentIntentFailed:
+		return ReloadEvent
 	}
 	return Unhandled
 }
 
+// ReloadID is the auto-reload a payment event is of ("" for another
+// payment: a checkout's, which its session's event grants).
+func (e Event) ReloadID() string { return strings.TrimSpace(e.Object.Metadata[MetaReload]) }
+
 // Outcomes recorded with a processor event (Recorded.Outcome).
 const (
-	OutcomeApplied      = "applied"         // the subscription moved
-	OutcomeStale        = "stale"           // older than the subscription's state: nothing moved
-	OutcomeGranted      = "granted"         // a purchase's credits were granted
-	OutcomeFulfilled    = "fulfilled"       // the session's credits had been granted already
-	OutcomeUnpaid       = "unpaid"          // a session completed without payment: nothing granted
-	OutcomeLinked       = "linked"          // a subscription checkout: the customer was linked
-	OutcomeUnknownOrg   = "unknown_org"     // the event names no organization of this service
-	OutcomeInvalid      = "invalid"         // the event lacks what its type needs
-	OutcomeNotForSubscr = "no_subscription" // an invoice of no subscription
+	OutcomeApplied       = "applied"         // the subscription moved
+	OutcomeStale         = "stale"           // older than the subscription's state: nothing moved
+	OutcomeGranted       = "granted"         // a purchase's credits were granted
+	OutcomeFulfilled     = "fulfilled"       // the session's credits had been granted already
+	OutcomeUnpaid        = "unpaid"          // a session completed without payment: nothing granted
+	OutcomeLinked        = "linked"          // a subscription checkout: the customer was linked
+	OutcomeUnknownOrg    = "unknown_org"     // the event names no organization of this service
+	OutcomeInvalid       = "invalid"         // the event lacks what its type needs
+	OutcomeNotForSubscr  = "no_subscription" // an invoice of no subscription
+	OutcomeNotReload     = "not_a_reload"    // a payment of no auto-reload (a checkout's)
+	OutcomeReloaded      = "reloaded"        // an auto-reload was paid: its credits granted
+	OutcomeReloadFailed  = "reload_failed"   // an auto-reload's payment failed
+	OutcomeReloadSettled = "reload_settled"  // the reload's outcome was recorded already
 )
 
 // SubscriptionUpdate maps a subscription event to the organization's
