@@ -18,13 +18,25 @@ import (
 // BillingReport compares an org's billing read model with the ledger
 // recomputed from the event log, both as of the billing checkpoint.
 type BillingReport struct {
-	OrgID       string
-	Checkpoint  event.Position
-	Events      int
-	Log         BalanceRow
-	ReadModel   BalanceRow
-	Workflows   int
-	Differences []string
+	OrgID      string
+	Checkpoint event.Position
+	Events     int
+	Log        BalanceRow
+	ReadModel  BalanceRow
+	Workflows  int
+	// LogOrg and ModelOrg are the organization's tier and subscription as
+	// its stream says (cut at the organizations projection's checkpoint)
+	// and as the organizations read model shows them.
+	LogOrg, ModelOrg OrgBilling
+	Differences      []string
+}
+
+// OrgBilling is an organization's tier and payment processor state.
+type OrgBilling struct {
+	Tier               org.Tier
+	SubscriptionStatus string // "active" for an organization that never subscribed
+	SubscriptionID     string
+	CustomerID         string
 }
 
 // ReplayBilling recomputes the org's balance, its reservations and the
@@ -68,6 +80,10 @@ func ReplayBilling(ctx context.Context, store *eventstore.Store, orgID string) (
 		}
 		rep.Differences = compareBilling(rep.Log, rep.ReadModel, charges, model)
 		rep.Workflows = len(charges)
+		if rep.LogOrg, rep.ModelOrg, err = replayOrg(ctx, store, tx, orgID); err != nil {
+			return err
+		}
+		rep.Differences = append(rep.Differences, compareOrg(rep.LogOrg, rep.ModelOrg)...)
 		return nil
 	})
 	if err != nil {
@@ -103,6 +119,57 @@ func compareBilling(log, model BalanceRow, logFlows, modelFlows map[string]int64
 	for _, id := range sorted {
 		cmp("workflow "+id+" charges", logFlows[id], modelFlows[id])
 	}
+	return diffs
+}
+
+// replayOrg folds the organization's stream up to the organizations
+// projection's checkpoint and reads that projection's row, in tx.
+func replayOrg(ctx context.Context, store *eventstore.Store, tx pgx.Tx, orgID string) (log, model OrgBilling, err error) {
+	cp, err := ActiveCheckpoint(ctx, tx, Organizations{}.Name())
+	if err != nil {
+		return log, model, err
+	}
+	events, err := store.LoadFrom(ctx, tx, org.Stream(orgID), 0)
+	if err != nil {
+		return log, model, err
+	}
+	o := org.New()
+	for _, e := range events {
+		if !cp.Position.Reached(e.Position) {
+			break
+		}
+		if err := o.Apply(e); err != nil {
+			return log, model, err
+		}
+	}
+	sub := o.Subscription()
+	log = OrgBilling{Tier: o.Tier(), SubscriptionStatus: string(sub.Status), SubscriptionID: sub.ID, CustomerID: o.CustomerID()}
+	if log.SubscriptionStatus == "" {
+		log.SubscriptionStatus = "active"
+	}
+	if o.Version() == event.NewStream {
+		log.Tier = ""
+	}
+	err = tx.QueryRow(ctx, `SELECT tier, subscription_status, coalesce(subscription_id, ''), coalesce(billing_customer_id, '')
+		FROM organizations WHERE org_id = $1`, orgID).Scan(&model.Tier, &model.SubscriptionStatus, &model.SubscriptionID, &model.CustomerID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return log, OrgBilling{}, nil
+	}
+	return log, model, err
+}
+
+// compareOrg lists where the organization's tier and subscription differ.
+func compareOrg(log, model OrgBilling) []string {
+	var diffs []string
+	cmp := func(what, a, b string) {
+		if a != b {
+			diffs = append(diffs, fmt.Sprintf("%s: log %q, read model %q", what, a, b))
+		}
+	}
+	cmp("tier", string(log.Tier), string(model.Tier))
+	cmp("subscription status", log.SubscriptionStatus, model.SubscriptionStatus)
+	cmp("subscription", log.SubscriptionID, model.SubscriptionID)
+	cmp("processor customer", log.CustomerID, model.CustomerID)
 	return diffs
 }
 

@@ -181,6 +181,13 @@ func runReplayBilling(ctx context.Context, args []string) error {
 	fmt.Printf("org %s: %d ledger events up to position %d, %d workflows\n", rep.OrgID, rep.Events, rep.Checkpoint.Global, rep.Workflows)
 	fmt.Printf("log:        balance %d, reserved %d (granted %d, charged %d, refunded %d)\n", rep.Log.Balance, rep.Log.Reserved, rep.Log.Granted, rep.Log.Charged, rep.Log.Refunded)
 	fmt.Printf("read model: balance %d, reserved %d (granted %d, charged %d, refunded %d)\n", rep.ReadModel.Balance, rep.ReadModel.Reserved, rep.ReadModel.Granted, rep.ReadModel.Charged, rep.ReadModel.Refunded)
+	for _, o := range []struct {
+		name string
+		b    projections.OrgBilling
+	}{{"log:       ", rep.LogOrg}, {"read model:", rep.ModelOrg}} {
+		fmt.Printf("%s tier %s, subscription %s %s, processor customer %s\n", o.name, o.b.Tier, o.b.SubscriptionStatus,
+			orNone(o.b.SubscriptionID), orNone(o.b.CustomerID))
+	}
 	if len(rep.Differences) == 0 {
 		fmt.Println("OK: the read models agree with the event log")
 		return nil
@@ -189,6 +196,13 @@ func runReplayBilling(ctx context.Context, args []string) error {
 		fmt.Println("DIFFERENCE " + d)
 	}
 	return &exitError{code: 1, err: fmt.Errorf("billing of %s differs from the event log in %d places", rep.OrgID, len(rep.Differences))}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
 }
 
 // replayAll replays every organization's billing, one at a time (each in

@@ -328,6 +328,11 @@ func TestBillingWebhookSubscription(t *testing.T) {
 	if got := strings.Join(tiers, ","); got != "team,enterprise,free" {
 		t.Fatalf("tiers %s", got)
 	}
+	// svc replay billing compares the tier and the subscription too
+	out := cli(t, s.dbURL, "replay", "billing", "--org", a.OrgID)
+	if out.Code != 0 || !strings.Contains(out.Stdout, "tier free, subscription cancelled "+sub) {
+		t.Fatalf("svc replay billing after the subscription: %s", out)
+	}
 }
 
 func TestBillingUnavailable(t *testing.T) {

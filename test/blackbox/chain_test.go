@@ -78,7 +78,9 @@ func TestChainLineage(t *testing.T) {
 			}
 		}
 		return res.Status == http.StatusOK && len(chain) == 2
-	}, func(res *response) string { return "lineage without both runs completed within 30 s: " + string(res.Raw) })
+	}, func(res *response) string {
+		return "lineage without both runs completed within 30 s: " + string(res.Raw)
+	})
 	wantStatus(t, res, http.StatusOK)
 	chain, _ := res.Body["chain"].([]any)
 	if !boolean(t, res.Body, "ok") || len(chain) != 2 || integer(t, res.Body, "chain_depth") != 2 {
