@@ -45,8 +45,18 @@ type SubscriptionCheckout struct {
 // payment of the organization's saved payment method, confirmed at once,
 // with the reload id as idempotency key, so asking twice for one reload
 // pays once. Implemented by the processor (adapters/payments).
+//
+// ReloadStatus and CancelReload serve the reconciliation of a started
+// reload whose processor event never came: ReloadStatus reads the
+// payment's current state (ReloadPaidPending while it may still move),
+// CancelReload cancels it when it is given up and answers its state after
+// (ReloadPaidFailed once canceled; ReloadPaidSucceeded when it was paid
+// meanwhile; ReloadPaidPending when the processor cannot cancel it any
+// more). An error is a call that got no answer (asked again later).
 type ReloadPayer interface {
 	PayReload(ctx context.Context, p ReloadPayment) (ReloadPaid, error)
+	ReloadStatus(ctx context.Context, paymentID string) (ReloadPaid, error)
+	CancelReload(ctx context.Context, paymentID string) (ReloadPaid, error)
 }
 
 // ReloadPayment is one auto-reload's payment.

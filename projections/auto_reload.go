@@ -151,3 +151,36 @@ func DueReloads(ctx context.Context, db eventstore.DB, limit int) ([]string, err
 	}
 	return ids, nil
 }
+
+// StaleReloads lists up to limit started reloads (their payment taken,
+// its event awaited) requested more than olderThan ago whose check lease
+// (kind autoreload_check) is free or expired, oldest first: the
+// reconciliation's Find (commands/reload).
+func StaleReloads(ctx context.Context, db eventstore.DB, olderThan time.Duration, limit int) ([]string, error) {
+	rows, err := db.Query(ctx, `SELECT r.reload_id FROM auto_reloads r
+		LEFT JOIN job_leases l ON l.kind = 'autoreload_check' AND l.job_id = r.reload_id
+		WHERE r.status = 'started' AND r.requested_at < now() - make_interval(secs => $1)
+			AND (l.job_id IS NULL OR l.expires_at < now())
+		ORDER BY r.requested_at LIMIT $2`, olderThan.Seconds(), limit)
+	if err != nil {
+		return nil, fmt.Errorf("stale auto-reloads: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("stale auto-reloads: %w", err)
+	}
+	return ids, nil
+}
+
+// ReloadRequestedAt is when reload id was requested (ok false when the
+// read model does not have it).
+func ReloadRequestedAt(ctx context.Context, db eventstore.DB, id string) (at time.Time, ok bool, err error) {
+	err = db.QueryRow(ctx, `SELECT requested_at FROM auto_reloads WHERE reload_id = $1`, id).Scan(&at)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return time.Time{}, false, nil
+	}
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("auto-reload %s: %w", id, err)
+	}
+	return at, true, nil
+}

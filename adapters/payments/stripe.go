@@ -406,6 +406,58 @@ func (s *Stripe) PayReload(ctx context.Context, p commands.ReloadPayment) (comma
 	return out, nil
 }
 
+// ReloadStatus implements commands.ReloadPayer: the current state of a
+// started reload's PaymentIntent (retrieved by its id). succeeded is paid;
+// canceled, and requires_payment_method (its attempt failed; off-session
+// nobody gives another), are failures, with the last payment error's code
+// and message; processing, requires_action, requires_confirmation and
+// requires_capture are pending.
+func (s *Stripe) ReloadStatus(ctx context.Context, paymentID string) (commands.ReloadPaid, error) {
+	pi, err := s.client.V1PaymentIntents.Retrieve(ctx, paymentID, &stripe.PaymentIntentRetrieveParams{})
+	var se *stripe.Error
+	if errors.As(err, &se) && se.Code == stripe.ErrorCodeResourceMissing {
+		return commands.ReloadPaid{}, fmt.Errorf("%w: stripe: payment intent %s: %v", payment.ErrUnknownPayment, paymentID, err)
+	}
+	if err != nil {
+		return commands.ReloadPaid{}, fmt.Errorf("%w: stripe: retrieve payment intent: %v", payment.ErrUnavailable, err)
+	}
+	return reloadState(pi), nil
+}
+
+// CancelReload implements commands.ReloadPayer: it cancels a started
+// reload's PaymentIntent (reason abandoned) and answers its state after.
+// A PaymentIntent Stripe will not cancel (it succeeded, failed or is
+// processing meanwhile) answers its current state.
+func (s *Stripe) CancelReload(ctx context.Context, paymentID string) (commands.ReloadPaid, error) {
+	pi, err := s.client.V1PaymentIntents.Cancel(ctx, paymentID, &stripe.PaymentIntentCancelParams{
+		CancellationReason: stripe.String(string(stripe.PaymentIntentCancellationReasonAbandoned))})
+	var se *stripe.Error
+	if errors.As(err, &se) && se.Code == stripe.ErrorCodePaymentIntentUnexpectedState {
+		return s.ReloadStatus(ctx, paymentID)
+	}
+	if err != nil {
+		return commands.ReloadPaid{}, fmt.Errorf("%w: stripe: cancel payment intent: %v", payment.ErrUnavailable, err)
+	}
+	return reloadState(pi), nil
+}
+
+// reloadState is what a reload's PaymentIntent says of its payment.
+func reloadState(pi *stripe.PaymentIntent) commands.ReloadPaid {
+	out := commands.ReloadPaid{Status: commands.ReloadPaidPending, PaymentID: pi.ID}
+	switch pi.Status {
+	case stripe.PaymentIntentStatusSucceeded:
+		out.Status = commands.ReloadPaidSucceeded
+	case stripe.PaymentIntentStatusCanceled:
+		out.Status, out.Reason = commands.ReloadPaidFailed, "canceled"
+	case stripe.PaymentIntentStatusRequiresPaymentMethod:
+		out.Status, out.Reason = commands.ReloadPaidFailed, "payment_failed"
+	}
+	if e := pi.LastPaymentError; e != nil && out.Status == commands.ReloadPaidFailed {
+		out.Reason, out.Message = cmp.Or(string(e.DeclineCode), string(e.Code), out.Reason), e.Msg
+	}
+	return out
+}
+
 // defaultPaymentMethod is the customer's payment method for off-session
 // payments: its invoice settings' default, else its first saved card ("" for none).
 func (s *Stripe) defaultPaymentMethod(ctx context.Context, customerID string) (string, error) {

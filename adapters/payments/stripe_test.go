@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path"
 	"sync"
 	"testing"
 	"time"
@@ -38,6 +39,19 @@ func (f *fakeStripe) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(`{"id":"cs_test_1","object":"checkout.session","url":"https://checkout.example/cs_test_1"}`))
 	case "/v1/billing_portal/sessions":
 		_, _ = w.Write([]byte(`{"id":"bps_1","object":"billing_portal.session","url":"https://portal.example/bps_1"}`))
+	case "/v1/payment_intents/pi_processing", "/v1/payment_intents/pi_action":
+		_, _ = w.Write([]byte(`{"id":"` + path.Base(r.URL.Path) + `","object":"payment_intent","status":"` +
+			map[string]string{"pi_processing": "processing", "pi_action": "requires_action"}[path.Base(r.URL.Path)] + `"}`))
+	case "/v1/payment_intents/pi_paid":
+		_, _ = w.Write([]byte(`{"id":"pi_paid","object":"payment_intent","status":"succeeded"}`))
+	case "/v1/payment_intents/pi_declined":
+		_, _ = w.Write([]byte(`{"id":"pi_declined","object":"payment_intent","status":"requires_payment_method",
+			"last_payment_error":{"type":"card_error","code":"card_declined","decline_code":"insufficient_funds","message":"Your card has insufficient funds."}}`))
+	case "/v1/payment_intents/pi_action/cancel":
+		_, _ = w.Write([]byte(`{"id":"pi_action","object":"payment_intent","status":"canceled","cancellation_reason":"abandoned"}`))
+	case "/v1/payment_intents/pi_processing/cancel":
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte(`{"error":{"type":"invalid_request_error","code":"payment_intent_unexpected_state","message":"This PaymentIntent's status is processing."}}`))
 	default:
 		w.WriteHeader(http.StatusNotFound)
 		_, _ = w.Write([]byte(`{"error":{"type":"invalid_request_error","message":"Unrecognized request URL"}}`))
@@ -120,6 +134,39 @@ func TestPortal(t *testing.T) {
 	}
 	if form := f.forms["/v1/billing_portal/sessions"]; form.Get("customer") != "cus_1" || form.Get("return_url") != "https://svc.example/dashboard/billing" {
 		t.Errorf("portal form %v", form)
+	}
+}
+
+func TestReloadStatusAndCancel(t *testing.T) {
+	ctx := context.Background()
+	s, f := newStripe(t, nil)
+	for id, want := range map[string]commands.ReloadPaid{
+		"pi_processing": {Status: commands.ReloadPaidPending, PaymentID: "pi_processing"},
+		"pi_action":     {Status: commands.ReloadPaidPending, PaymentID: "pi_action"},
+		"pi_paid":       {Status: commands.ReloadPaidSucceeded, PaymentID: "pi_paid"},
+		"pi_declined": {Status: commands.ReloadPaidFailed, PaymentID: "pi_declined", Reason: "insufficient_funds",
+			Message: "Your card has insufficient funds."},
+	} {
+		if got, err := s.ReloadStatus(ctx, id); err != nil || got != want {
+			t.Errorf("status of %s: %+v, %v; want %+v", id, got, err, want)
+		}
+	}
+	got, err := s.CancelReload(ctx, "pi_action")
+	if want := (commands.ReloadPaid{Status: commands.ReloadPaidFailed, PaymentID: "pi_action", Reason: "canceled"}); err != nil || got != want {
+		t.Errorf("cancel: %+v, %v", got, err)
+	}
+	f.mu.Lock()
+	form := f.forms["/v1/payment_intents/pi_action/cancel"]
+	f.mu.Unlock()
+	if form.Get("cancellation_reason") != "abandoned" {
+		t.Errorf("cancel form %v", form)
+	}
+	// processing cannot be canceled: its state is read instead
+	if got, err := s.CancelReload(ctx, "pi_processing"); err != nil || got.Status != commands.ReloadPaidPending {
+		t.Errorf("cancel of a processing payment: %+v, %v", got, err)
+	}
+	if _, err := s.ReloadStatus(ctx, "pi_unknown"); !errors.Is(err, payment.ErrUnavailable) {
+		t.Errorf("unknown payment: %v", err)
 	}
 }
 

@@ -38,6 +38,9 @@ const (
 	KindDelivery = "delivery"
 	// KindAutoReload is an auto-reload to pay (commands/reload).
 	KindAutoReload = "autoreload"
+	// KindReloadCheck is a started auto-reload whose outcome is overdue,
+	// to ask the processor about (commands/reload).
+	KindReloadCheck = "autoreload_check"
 )
 
 // kickWithin is the longest pause until a job's next run for which the

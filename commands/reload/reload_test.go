@@ -23,13 +23,47 @@ func TestMain(m *testing.M) {
 	pgtest.Main(m, "reload", func(d *pgtest.DB) { store = eventstore.New(d.Pool) })
 }
 
-// fakePayer answers every payment with paid and counts the calls by
-// idempotency key.
+// fakePayer answers every payment with paid, every status read with
+// status and every cancellation with canceled, and counts the calls (by
+// idempotency key; the reads and cancellations by payment id).
 type fakePayer struct {
-	mu    sync.Mutex
-	paid  commands.ReloadPaid
-	calls map[string]int
-	last  commands.ReloadPayment
+	mu       sync.Mutex
+	paid     commands.ReloadPaid
+	status   commands.ReloadPaid
+	canceled commands.ReloadPaid
+	// statusErr is ReloadStatus's error
+	statusErr error
+	calls     map[string]int
+	reads     map[string]int
+	cancels   map[string]int
+	last      commands.ReloadPayment
+}
+
+func (f *fakePayer) ReloadStatus(_ context.Context, paymentID string) (commands.ReloadPaid, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.reads == nil {
+		f.reads = map[string]int{}
+	}
+	f.reads[paymentID]++
+	return f.status, f.statusErr
+}
+
+func (f *fakePayer) CancelReload(_ context.Context, paymentID string) (commands.ReloadPaid, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.cancels == nil {
+		f.cancels = map[string]int{}
+	}
+	f.cancels[paymentID]++
+	return f.canceled, nil
+}
+
+// readsOf counts the status reads of payment id so far.
+func (f *fakePayer) readsOf(id string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.reads[id]
 }
 
 func (f *fakePayer) PayReload(_ context.Context, p commands.ReloadPayment) (commands.ReloadPaid, error) {

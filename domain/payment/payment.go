@@ -36,6 +36,9 @@ var (
 	ErrInvalidInterval = errors.New("invalid interval")
 	// ErrAlreadySubscribed: the organization has a live subscription.
 	ErrAlreadySubscribed = errors.New("already subscribed")
+	// ErrUnknownPayment: the processor has no payment of that id (it was
+	// never created there, or under another account's key).
+	ErrUnknownPayment = errors.New("unknown payment")
 	// ErrNoBillingAccount: the organization has no processor customer yet.
 	ErrNoBillingAccount = errors.New("no billing account")
 )
