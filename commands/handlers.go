@@ -39,6 +39,10 @@ type Ports struct {
 	// Payments is the payment processor (optional: without it the billing
 	// commands answer payment.ErrUnavailable).
 	Payments PaymentProcessor
+	// WebhookSender sends the workspace webhooks' test deliveries
+	// (optional: webhook.NewSender(nil), private addresses refused); their
+	// secrets are opened by Sealer when it is an Opener.
+	WebhookSender WebhookSender
 	// Consistency makes each command's answer, and the caller's reads
 	// after it, reflect its events (projections.Queries); nil skips the
 	// wait (tests without read models).
@@ -102,6 +106,16 @@ type Handlers struct {
 	ReceivePaymentEvent Handler[ReceivePaymentEvent, PaymentEventReceived]
 	ConfigureAutoReload Handler[ConfigureAutoReload, AutoReloadConfigured]
 
+	// In-app notifications (spec B, Notifications).
+	MarkNotificationsRead Handler[MarkNotificationsRead, NotificationsMarked]
+
+	// Workspace webhook endpoints (spec B, Workspace webhooks).
+	CreateWebhookEndpoint  Handler[CreateWebhookEndpoint, WebhookEndpointCreated]
+	UpdateWebhookEndpoint  Handler[UpdateWebhookEndpoint, WebhookEndpointChanged]
+	DeleteWebhookEndpoint  Handler[DeleteWebhookEndpoint, WebhookEndpointChanged]
+	TestWebhookEndpoint    Handler[TestWebhookEndpoint, WebhookEndpointTested]
+	VerifyWebhookSignature Handler[VerifyWebhookSignature, WebhookSignatureVerified]
+
 	background *Background
 }
 
@@ -129,6 +143,16 @@ func NewHandlers(repos *Repositories, p Ports) *Handlers {
 			NewExecuteWorkflowHandler(repos, planner, p.Sealer, p.NewSecret)), log, p.Consistency),
 		ExecuteWorkflows: ready(Handler[ExecuteWorkflows, WorkflowsQueued](NewExecuteWorkflowsHandler(repos,
 			NewExecuteWorkflowHandler(repos, planner, p.Sealer, p.NewSecret))), log, p.Consistency),
+		CreateWebhookEndpoint: ready(Handler[CreateWebhookEndpoint, WebhookEndpointCreated](
+			NewCreateWebhookEndpointHandler(repos, p.Sealer, p.NewSecret)), log, p.Consistency),
+		UpdateWebhookEndpoint: ready(Handler[UpdateWebhookEndpoint, WebhookEndpointChanged](
+			NewUpdateWebhookEndpointHandler(repos)), log, p.Consistency),
+		DeleteWebhookEndpoint: ready(Handler[DeleteWebhookEndpoint, WebhookEndpointChanged](
+			NewDeleteWebhookEndpointHandler(repos)), log, p.Consistency),
+		TestWebhookEndpoint: ready(Handler[TestWebhookEndpoint, WebhookEndpointTested](
+			NewTestWebhookEndpointHandler(repos, opener(p.Sealer), p.WebhookSender)), log, p.Consistency),
+		VerifyWebhookSignature: ready(Handler[VerifyWebhookSignature, WebhookSignatureVerified](
+			NewVerifyWebhookSignatureHandler(repos, opener(p.Sealer))), log, p.Consistency),
 		StepWorkflow:       ready(Handler[StepWorkflow, WorkflowStepped](NewStepWorkflowHandler(repos, p.InteractiveIdle)), log, p.Consistency),
 		ApproveWorkflow:    ready(Handler[ApproveWorkflow, WorkflowDecided](NewApproveWorkflowHandler(repos)), log, p.Consistency),
 		ResumeWorkflow:     ready(Handler[ResumeWorkflow, WorkflowResumed](NewResumeWorkflowHandler(repos)), log, p.Consistency),
@@ -168,6 +192,8 @@ func NewHandlers(repos *Repositories, p Ports) *Handlers {
 		OpenBillingPortal:   ready(Handler[OpenBillingPortal, BillingPage](NewOpenBillingPortalHandler(repos, p.Payments)), log, p.Consistency),
 		ReceivePaymentEvent: ready(Handler[ReceivePaymentEvent, PaymentEventReceived](NewReceivePaymentEventHandler(repos, p.Payments)), log, p.Consistency),
 		ConfigureAutoReload: ready(Handler[ConfigureAutoReload, AutoReloadConfigured](NewConfigureAutoReloadHandler(repos, p.Payments)), log, p.Consistency),
+		MarkNotificationsRead: ready(Handler[MarkNotificationsRead, NotificationsMarked](
+			NewMarkNotificationsReadHandler(repos)), log, p.Consistency),
 	}
 }
 
@@ -185,4 +211,10 @@ func (h *Handlers) Wait(ctx context.Context) error {
 // then the read-your-writes wait of w.
 func ready[C any, R any](h Handler[C, R], log *slog.Logger, w Waiter) Handler[C, R] {
 	return WithReadYourWrites(WithLogging(h, log), w)
+}
+
+// opener is s when it can open what it seals, else nil.
+func opener(s Sealer) Opener {
+	o, _ := s.(Opener)
+	return o
 }

@@ -6,7 +6,9 @@ import (
 	"svc/domain/credit"
 	"svc/domain/delivery"
 	"svc/domain/folder"
+	"svc/domain/hook"
 	"svc/domain/invite"
+	"svc/domain/notification"
 	"svc/domain/org"
 	"svc/domain/payment"
 	"svc/domain/user"
@@ -31,5 +33,7 @@ func Events() *event.Registry {
 		connection.RegisterEvents,
 		folder.RegisterEvents,
 		payment.RegisterEvents,
+		hook.RegisterEvents,
+		notification.RegisterEvents,
 	)
 }

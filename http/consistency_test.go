@@ -44,6 +44,8 @@ var nullable = map[string]bool{
 	"updated_at": true, // GET .../llm-policy of a workspace that never had one
 	// GET /api/billing/auto-reload never configured
 	"threshold": true, "amount": true, "monthly_limit": true, "reset_at": true, "last_reload_at": true,
+	// a notification unread, or not about a workflow
+	"read_at": true, "workflow_id": true,
 }
 
 func noNullLists(t *testing.T, where, path string, v any) {
@@ -264,10 +266,16 @@ func TestEveryWriteIsReadBack(t *testing.T) {
 	for name, w := range budgetWalks(t, f) {
 		walk[name] = w
 	}
+	for name, w := range webhookWalks(t, f) {
+		walk[name] = w
+	}
 	for name, w := range billingWalks(t, f) {
 		walk[name] = w
 	}
 	for name, w := range autoReloadWalks(t, f) {
+		walk[name] = w
+	}
+	for name, w := range notificationWalks(t, f) {
 		walk[name] = w
 	}
 	for name, w := range llmPolicyWalks(t, f, key, signup.WorkspaceID) {
@@ -318,6 +326,8 @@ func TestNoNullLists(t *testing.T) {
 		"GET keys.verify_email":         "", // a write: TestEveryWriteIsReadBack
 		"GET billing.balance":           "/api/billing/balance",
 		"GET billing.auto_reload":       "/api/billing/auto-reload",
+		"GET notifications.list":        "/api/notifications",
+		"GET notifications.count":       "/api/notifications/count",
 		"GET rigor.templates":           "/api/rigor/templates",
 		"GET rigor.task_types":          "/api/rigor/task-types",
 		"GET rigor.status":              "/api/rigor/status/" + id,
@@ -348,6 +358,9 @@ func TestNoNullLists(t *testing.T) {
 		}
 	}
 	reads["GET workspaces.llm_policy.get"] = "" // Team tier: consistency_llm_policy_test.go
+	// Pro tier or above: consistency_webhooks_test.go
+	reads["GET workspaces.webhooks.list"] = ""
+	readWebhooks(t, f)
 	readLLMPolicy(t, f)
 	for _, r := range f.srv.Routes() {
 		if !strings.HasPrefix(r, "GET ") {

@@ -5,6 +5,9 @@ import "svc/domain/apikey"
 // noFolder is the path of a folder that does not exist, under a workspace.
 const noFolder = "/folders/00000000-0000-4000-8000-000000000000"
 
+// noWebhook is the path of a workspace webhook that does not exist.
+const noWebhook = "/webhooks/00000000-0000-4000-8000-000000000000"
+
 // matrixExtras are role-matrix rows of routes added beside the workspace
 // routes (folders, audit log ...), keyed "METHOD name"; w is the tested
 // workspace's path.
@@ -26,11 +29,22 @@ func matrixExtras(w string) map[string]route {
 		// auto-reload: any role reads it; a PUT without enabled is 400 invalid_body at the floor
 		"GET billing.auto_reload":        {path: "/api/billing/auto-reload", spec: "B"},
 		"PUT billing.auto_reload_update": {path: "/api/billing/auto-reload", floor: apikey.Admin, spec: "B", body: map[string]any{}},
+		// notifications: any role, the organization's; a PATCH without ids or all is 400 invalid_body
+		"GET notifications.list":   {path: "/api/notifications", spec: "B"},
+		"GET notifications.count":  {path: "/api/notifications/count", spec: "B"},
+		"PATCH notifications.read": {path: "/api/notifications/read", spec: "B", body: map[string]any{}},
 		// llm policy: the matrix's organization is on Enterprise; a PUT without allowed_models is 400 at the floor
 		"GET workspaces.llm_policy.get": {path: w + "/llm-policy", spec: "B", foreign: true},
 		"PUT workspaces.llm_policy.set": {path: w + "/llm-policy", floor: apikey.Admin, spec: "B", body: map[string]any{}, foreign: true},
 		// budget: a PUT without monthly_credit_budget is 400 missing_field at the floor
 		"GET workspaces.budget.get": {path: w + "/budget", spec: "B", foreign: true},
 		"PUT workspaces.budget.set": {path: w + "/budget", floor: apikey.Admin, spec: "B", body: map[string]any{}, foreign: true},
+		// workspace webhooks (the matrix's organization is on Enterprise): an unknown webhook, bodies missing a field
+		"GET workspaces.webhooks.list":      {path: w + "/webhooks", floor: apikey.Member, spec: "B", foreign: true},
+		"POST workspaces.webhooks.create":   {path: w + "/webhooks", floor: apikey.Admin, spec: "B", body: map[string]any{}, foreign: true},
+		"PATCH workspaces.webhooks.update":  {path: w + noWebhook, floor: apikey.Admin, spec: "B", body: map[string]any{}, foreign: true},
+		"DELETE workspaces.webhooks.delete": {path: w + noWebhook, floor: apikey.Admin, spec: "B", foreign: true},
+		"POST workspaces.webhooks.test":     {path: w + noWebhook + "/test", floor: apikey.Admin, spec: "B", foreign: true},
+		"POST workspaces.webhooks.verify":   {path: w + noWebhook + "/verify", floor: apikey.Member, spec: "B", body: map[string]any{}, foreign: true},
 	}
 }

@@ -184,6 +184,7 @@ func (s *Server) routes() {
 	r.Handle("/api/billing/balance", s.authenticated(authOptions{}, s.balance)).Methods(http.MethodGet).Name("billing.balance")
 	s.billingProcessorRoutes(r)
 	s.autoReloadRoutes(r)
+	s.notificationRoutes(r)
 
 	// Workflow routes (spec A): the per-org rate limit applies to those it
 	// lists; templates and task types are not limited.

@@ -46,6 +46,12 @@ func (s *Server) workspaceRoutes(r *mux.Router) {
 	ws("/llm-policy", http.MethodPut, "llm_policy.set", apikey.Admin, s.putLLMPolicy)
 	ws("/budget", http.MethodGet, "budget.get", "", s.getBudget)
 	ws("/budget", http.MethodPut, "budget.set", apikey.Admin, s.putBudget)
+	ws("/webhooks", http.MethodGet, "webhooks.list", apikey.Member, s.listWebhooks)
+	ws("/webhooks", http.MethodPost, "webhooks.create", apikey.Admin, s.createWebhook)
+	ws("/webhooks/{webhook_id}", http.MethodPatch, "webhooks.update", apikey.Admin, s.patchWebhook)
+	ws("/webhooks/{webhook_id}", http.MethodDelete, "webhooks.delete", apikey.Admin, s.deleteWebhook)
+	ws("/webhooks/{webhook_id}/test", http.MethodPost, "webhooks.test", apikey.Admin, s.testWebhook)
+	ws("/webhooks/{webhook_id}/verify", http.MethodPost, "webhooks.verify", apikey.Member, s.verifyWebhook)
 	r.Handle("/api/invites/accept", s.handle(s.acceptInvite)).Methods(http.MethodPost).Name("invites.accept")
 }
 

@@ -113,7 +113,7 @@ func runServe(ctx context.Context, args []string) error {
 		Planner: planner, Sealer: box, NewSecret: webhook.NewSecret,
 		Connections: mcpctx.NewChecker(outboundClient, log), CostHistory: queries,
 		LLM: provider, Mail: sender, BaseURL: cfg.BaseURL, InteractiveIdle: cfg.InteractiveIdle, Log: log, Consistency: queries,
-		McpOAuth: mcpOAuth, Payments: processor,
+		McpOAuth: mcpOAuth, Payments: processor, WebhookSender: webhook.NewSender(outboundClient),
 	})
 	keyUsage := credentials.NewKeyUsage(store.Pool(), log)
 	api := httpapi.New(httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies, Version: version,

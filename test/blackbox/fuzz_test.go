@@ -136,6 +136,15 @@ var postRoutes = []postRoute{
 	{path: "/api/workspaces/{id}/folders/{folder_id}/workflows",
 		base:   map[string]any{"workflow_ids": []any{"wr_00000000000000000000000000000000"}},
 		fields: map[string]string{"workflow_ids": "array", "workflow_ids[0]": "string"}},
+	// workspace webhooks: the fuzz's callers are on the free tier (403
+	// tier_required); the webhook is one that does not exist
+	{path: "/api/workspaces/{id}/webhooks",
+		base:   map[string]any{"url": "https://example.com/hook", "events": []any{"step_failed"}, "description": "fuzz", "active": true},
+		fields: map[string]string{"url": "string", "events": "array", "events[0]": "string", "description": "string", "active": "bool"}},
+	{path: "/api/workspaces/{id}/webhooks/{webhook_id}/test", base: map[string]any{}, fields: map[string]string{}},
+	{path: "/api/workspaces/{id}/webhooks/{webhook_id}/verify",
+		base:   map[string]any{"payload": "{}", "signature": "t=1,v1=00"},
+		fields: map[string]string{"payload": "string", "signature": "string"}},
 	{path: "/api/billing/checkout",
 		base:   map[string]any{"pack": 10},
 		fields: map[string]string{"pack": "number", "custom_amount": "number"}},
@@ -158,9 +167,11 @@ var postRoutes = []postRoute{
 			"data.object.metadata.credits": "string"}},
 }
 
-// fill puts who's workspace and folder into path's {id} and {folder_id}.
+// fill puts who's workspace and folder into path's {id} and {folder_id},
+// and a webhook that does not exist into {webhook_id}.
 func (who caller) fill(path string) string {
-	return strings.NewReplacer("{id}", who.workspace, "{folder_id}", who.folder).Replace(path)
+	return strings.NewReplacer("{id}", who.workspace, "{folder_id}", who.folder,
+		"{webhook_id}", "00000000-0000-4000-8000-000000000000").Replace(path)
 }
 
 // caller is who sends a fuzzed request: an organization's owner key, or a

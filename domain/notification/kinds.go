@@ -1,0 +1,110 @@
+package notification
+
+import (
+	"fmt"
+
+	"svc/domain/credit"
+	"svc/domain/workflow"
+	"svc/domain/workspace"
+	"svc/eventstore/event"
+)
+
+// Notification types (spec B shows workflow_completed; the rest are ours).
+const (
+	TypeWorkflowCompleted   = "workflow_completed"
+	TypeWorkflowFailed      = "workflow_failed"
+	TypeApprovalRequested   = "approval_requested"
+	TypeWorkflowTimedOut    = "workflow_timed_out"
+	TypeAutoReloadSucceeded = "auto_reload_succeeded"
+	TypeAutoReloadFailed    = "auto_reload_failed"
+	TypeMemberJoined        = "member_joined"
+)
+
+// Notice is what an event tells an organization: the notification
+// without its id, organization and time (the projection's).
+type Notice struct {
+	Type        string
+	Title       string
+	Body        string
+	ActionURL   string
+	ActionLabel string
+	// WorkflowID is set for a workflow's notices; its organization and
+	// title come from the workflow's WorkflowPlanned.
+	WorkflowID string
+	// OrgID is the organization for the events that name it (not the
+	// workflow events).
+	OrgID    string
+	Metadata map[string]any
+}
+
+// EventTypes are the event types From derives a notice from.
+func EventTypes() []string {
+	return []string{workflow.EventCompleted, workflow.EventFailed, workflow.EventHalted, workflow.EventTimedOut,
+		workflow.EventApprovalRequested, credit.EventAutoReloadSucceeded, credit.EventAutoReloadFailed,
+		workspace.EventMemberAdded}
+}
+
+// From is the one table of notifications: the notice event e (decoded)
+// gives, with title the workflow's title for a workflow's events (""
+// when unknown). False when e notifies nobody: a member added as the
+// workspace's creator or at signup is no news to the organization.
+func From(e event.Event, title string) (Notice, bool) {
+	wfID, _ := workflow.IDOf(e.StreamID)
+	name := "Your workflow"
+	if title != "" {
+		name = fmt.Sprintf("Your workflow %q", title)
+	}
+	wf := func(typ, head, body, label string, meta map[string]any) Notice {
+		return Notice{Type: typ, Title: head, Body: body, WorkflowID: wfID, ActionURL: "/workflows/" + wfID,
+			ActionLabel: label, Metadata: meta}
+	}
+	switch d := e.Payload.(type) {
+	case workflow.Completed:
+		if d.Partial {
+			return wf(TypeWorkflowCompleted, "Workflow completed with gaps",
+				name+" finished, but some steps are incomplete.", "View results",
+				map[string]any{"partial": true, "credits_used": d.CreditsUsed}), true
+		}
+		return wf(TypeWorkflowCompleted, "Workflow completed", name+" finished. Its deliverable is ready.", "View results",
+			map[string]any{"partial": false, "credits_used": d.CreditsUsed}), true
+	case workflow.Failed:
+		return wf(TypeWorkflowFailed, "Workflow failed", name+" failed: "+d.Error, "View workflow",
+			map[string]any{"code": d.Code, "refunded": d.Refunded}), true
+	case workflow.Halted:
+		return wf(TypeWorkflowFailed, "Workflow halted", fmt.Sprintf("%s was halted at step %d: %s", name, d.Step, d.Reason),
+			"View workflow", map[string]any{"code": "halted", "step": d.Step}), true
+	case workflow.TimedOut:
+		return wf(TypeWorkflowTimedOut, "Workflow timed out", name+" was idle too long and was stopped.", "View workflow",
+			map[string]any{"idle_seconds": d.IdleSeconds}), true
+	case workflow.ApprovalRequested:
+		return wf(TypeApprovalRequested, "Approval requested",
+			fmt.Sprintf("%s is waiting for your approval before step %d.", name, d.Step+1), "Review",
+			map[string]any{"gate": d.Gate, "step": d.Step}), true
+	case credit.AutoReloadSucceeded:
+		return Notice{Type: TypeAutoReloadSucceeded, OrgID: d.OrgID, Title: "Credits reloaded",
+			Body:      fmt.Sprintf("Auto-reload added %d credits to your balance.", d.Amount),
+			ActionURL: "/settings/billing", ActionLabel: "View billing",
+			Metadata: map[string]any{"reload_id": d.ReloadID, "amount": d.Amount}}, true
+	case credit.AutoReloadFailed:
+		body := "Auto-reload could not charge your payment method (" + d.Reason + ")."
+		if d.Message != "" {
+			body += " " + d.Message
+		}
+		return Notice{Type: TypeAutoReloadFailed, OrgID: d.OrgID, Title: "Auto-reload failed", Body: body,
+			ActionURL: "/settings/billing", ActionLabel: "Update payment method",
+			Metadata: map[string]any{"reload_id": d.ReloadID, "reason": d.Reason}}, true
+	case workspace.MemberAdded:
+		if d.Via != "direct" && d.Via != "invite" {
+			return Notice{}, false
+		}
+		who := d.Name
+		if who == "" {
+			who = d.Email
+		}
+		return Notice{Type: TypeMemberJoined, OrgID: d.OrgID, Title: "New member joined",
+			Body:      fmt.Sprintf("%s joined a workspace as %s.", who, d.Role),
+			ActionURL: "/workspaces/" + d.WorkspaceID + "/members", ActionLabel: "View members",
+			Metadata: map[string]any{"workspace_id": d.WorkspaceID, "user_id": d.UserID, "role": string(d.Role)}}, true
+	}
+	return Notice{}, false
+}
