@@ -81,8 +81,11 @@ func (f *fixture) listed(t *testing.T, key, id string) string {
 
 func (f *fixture) balance(t *testing.T, key string) float64 {
 	t.Helper()
-	_, body := f.call(t, "GET", "/api/billing/balance", key, nil)
-	b, _ := body["balance"].(float64)
+	code, body := f.call(t, "GET", "/api/billing/balance", key, nil)
+	b, ok := body["balance"].(float64)
+	if code != 200 || !ok {
+		t.Fatalf("balance: %d %v", code, body)
+	}
 	return b
 }
 

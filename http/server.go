@@ -129,6 +129,7 @@ func New(cfg Config, d Deps) *Server {
 		keys:    newKeyCache(10*time.Second, 50_000),
 		metrics: newMetrics(d.Collectors...),
 	}
+	d.Queries.OnPrincipalsWritten(s.keys.clear)
 	changed, unsubscribe := d.Queries.PrincipalsChanged()
 	go func() {
 		defer unsubscribe()

@@ -102,7 +102,6 @@ func (s *Server) revokeWorkspaceKey(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	s.keys.clear()
 	writeJSON(w, http.StatusOK, map[string]bool{"success": true})
 	return nil
 }

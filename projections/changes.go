@@ -1,6 +1,10 @@
 package projections
 
-import "svc/domain/workflow"
+import (
+	"slices"
+
+	"svc/domain/workflow"
+)
 
 // WorkflowChanged returns a channel signalled (coalesced) after each commit
 // that appends to workflow id's stream, in this process and, while the
@@ -16,4 +20,22 @@ func (q *Queries) WorkflowChanged(id string) (<-chan struct{}, func()) {
 // so a revoked key or a new tier counts at once on every instance.
 func (q *Queries) PrincipalsChanged() (<-chan struct{}, func()) {
 	return q.store.SubscribeTypes(Moved(Keys{}.Name()), Moved(Organizations{}.Name()))
+}
+
+// OnPrincipalsWritten registers f, run by WaitFor before it returns when a
+// command's events fed the keys or the organizations read model: a cache
+// of principals in this process drops its entries before the command
+// answers, so the caller's very next request sees the revoked key or the
+// new tier (PrincipalsChanged reaches the other processes a moment later).
+// Register before serving.
+func (q *Queries) OnPrincipalsWritten(f func()) { q.principalHooks = append(q.principalHooks, f) }
+
+// principalsWritten runs the hooks when names include a principal read
+// model.
+func (q *Queries) principalsWritten(names []string) {
+	if slices.Contains(names, Keys{}.Name()) || slices.Contains(names, Organizations{}.Name()) {
+		for _, f := range q.principalHooks {
+			f()
+		}
+	}
 }

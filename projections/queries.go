@@ -27,6 +27,9 @@ type Queries struct {
 	costs     sync.Map // task type -> cachedCost
 	log       *slog.Logger
 	bound     time.Duration
+	// principalHooks run when a command fed a principal read model
+	// (OnPrincipalsWritten).
+	principalHooks []func()
 }
 
 // QueriesOption configures Queries.
@@ -87,6 +90,7 @@ func (q *Queries) WaitFor(ctx context.Context, r *event.Receipt) {
 	if err := q.Wait(ctx, r.Last(), names...); err != nil && ctx.Err() == nil {
 		q.log.WarnContext(ctx, "read model lagging behind a command", "error", err, "projections", names)
 	}
+	q.principalsWritten(names)
 }
 
 // Balance is the balance of orgID: the spendable balance (Balance) and what
