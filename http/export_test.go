@@ -25,3 +25,18 @@ func (s *Server) Routes() []string {
 	})
 	return out
 }
+
+// UndocumentedRoutes lists the routes GET /docs has no description of.
+func (s *Server) UndocumentedRoutes() []string {
+	var out []string
+	_ = s.router.Walk(func(route *mux.Route, _ *mux.Router, _ []*mux.Route) error {
+		if _, err := route.GetMethods(); err != nil {
+			return nil
+		}
+		if _, ok := routeDocs[route.GetName()]; !ok {
+			out = append(out, route.GetName())
+		}
+		return nil
+	})
+	return out
+}
