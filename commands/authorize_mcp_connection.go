@@ -85,9 +85,7 @@ func NewAuthorizeMcpConnectionHandler(repos *Repositories, oauth McpOAuth, seale
 	}
 	repos = must(repos)
 	return AuthorizeMcpConnectionHandler{repos: repos, oauth: oauth, sealer: sealer,
-		connections: eventstore.NewRepository(repos.Store, eventstore.Kind[*connection.Connection]{
-			Stream: connection.Stream, New: connection.New, Owner: (*connection.Connection).OrgID,
-		})}
+		connections: repos.Connections}
 }
 
 // Handle opens the state (connection.ErrInvalidState, ErrStateExpired),

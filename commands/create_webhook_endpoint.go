@@ -27,14 +27,6 @@ type Opener interface {
 // ErrWebhookURL wraps a URL the outbound rules refuse (webhook.ValidateURL).
 var ErrWebhookURL = errors.New("webhook url refused")
 
-// endpointRepository is the repository of workspace webhook endpoints.
-func endpointRepository(repos *Repositories) *eventstore.Repository[*hook.Endpoint] {
-	return eventstore.NewRepository(repos.Store, eventstore.Kind[*hook.Endpoint]{
-		Stream: hook.Stream, New: func(string) *hook.Endpoint { return hook.New() }, NotFound: hook.ErrNotFound,
-		Valid: func(id string) bool { return uuid.Validate(id) == nil }, Exists: (*hook.Endpoint).Exists, Owner: (*hook.Endpoint).OrgID,
-	})
-}
-
 // checkEndpointURL applies the outbound rules to a URL the aggregate
 // accepted; an empty or non-HTTPS one is the aggregate's to refuse.
 func checkEndpointURL(raw string) error {
@@ -74,7 +66,7 @@ func NewCreateWebhookEndpointHandler(repos *Repositories, sealer Sealer, newSecr
 	if newSecret == nil {
 		newSecret = webhook.NewSecret
 	}
-	return CreateWebhookEndpointHandler{repos: must(repos), endpoints: endpointRepository(repos), sealer: sealer, newSecret: newSecret}
+	return CreateWebhookEndpointHandler{repos: must(repos), endpoints: repos.Endpoints, sealer: sealer, newSecret: newSecret}
 }
 
 // Handle appends WebhookEndpointCreated with the sealed secret.

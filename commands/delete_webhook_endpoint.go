@@ -23,7 +23,7 @@ type DeleteWebhookEndpointHandler struct {
 
 // NewDeleteWebhookEndpointHandler returns a handler over repos.
 func NewDeleteWebhookEndpointHandler(repos *Repositories) DeleteWebhookEndpointHandler {
-	return DeleteWebhookEndpointHandler{repos: must(repos), endpoints: endpointRepository(repos)}
+	return DeleteWebhookEndpointHandler{repos: must(repos), endpoints: repos.Endpoints}
 }
 
 // Handle appends WebhookEndpointDeleted.

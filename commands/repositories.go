@@ -6,9 +6,11 @@ import (
 	"github.com/google/uuid"
 
 	"svc/domain/apikey"
+	"svc/domain/connection"
 	"svc/domain/credit"
 	"svc/domain/delivery"
 	"svc/domain/folder"
+	"svc/domain/hook"
 	"svc/domain/invite"
 	"svc/domain/org"
 	"svc/domain/payment"
@@ -45,6 +47,10 @@ type Repositories struct {
 	Users      *eventstore.Repository[*user.User]
 	Workspaces *eventstore.Repository[*workspace.Workspace]
 	Invites    *eventstore.Repository[*invite.Invite]
+	// Endpoints are workspace webhook endpoints; Connections an org's MCP
+	// connection to one provider.
+	Endpoints   *eventstore.Repository[*hook.Endpoint]
+	Connections *eventstore.Repository[*connection.Connection]
 	// Folders, FolderNames (by folder.NameKey) and FolderAssignments (by
 	// workflow id): folders, their names' reservations, workflows' folders.
 	Folders           *eventstore.Repository[*folder.Folder]
@@ -104,6 +110,13 @@ func NewRepositories(store *eventstore.Store) *Repositories {
 		Workspaces: eventstore.NewRepository(store, eventstore.Kind[*workspace.Workspace]{
 			Stream: workspace.Stream, New: func(string) *workspace.Workspace { return workspace.New() }, NotFound: workspace.ErrNotFound,
 			Valid: func(id string) bool { return uuid.Validate(id) == nil }, Owner: (*workspace.Workspace).OrgID,
+		}),
+		Endpoints: eventstore.NewRepository(store, eventstore.Kind[*hook.Endpoint]{
+			Stream: hook.Stream, New: func(string) *hook.Endpoint { return hook.New() }, NotFound: hook.ErrNotFound,
+			Valid: func(id string) bool { return uuid.Validate(id) == nil }, Exists: (*hook.Endpoint).Exists, Owner: (*hook.Endpoint).OrgID,
+		}),
+		Connections: eventstore.NewRepository(store, eventstore.Kind[*connection.Connection]{
+			Stream: connection.Stream, New: connection.New, Owner: (*connection.Connection).OrgID,
 		}),
 		Invites: eventstore.NewRepository(store, eventstore.Kind[*invite.Invite]{
 			Stream: invite.Stream, New: func(string) *invite.Invite { return invite.New() }, NotFound: invite.ErrNotFound,

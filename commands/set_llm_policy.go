@@ -11,6 +11,7 @@ import (
 	"svc/domain/workflow"
 	"svc/domain/workspace"
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // SetLLMPolicy sets or removes (AllowedModels nil) the models plans and
@@ -38,21 +39,8 @@ func NewSetLLMPolicyHandler(repos *Repositories, models planning.Models) SetLLMP
 // Team, workspace.ErrNoModels, workspace.ErrTooManyModels,
 // *workspace.UnknownModelsError, workspace.ErrArchived.
 func (h SetLLMPolicyHandler) Handle(ctx context.Context, cmd SetLLMPolicy) (WorkspaceChanged, error) {
-	pos, err := h.repos.Store.Run(ctx, orgTx(cmd.OrgID), func(tx *eventstore.Tx) error {
-		o, err := h.repos.Orgs.Load(tx, cmd.OrgID)
-		if err != nil {
-			return err
-		}
-		w, err := h.repos.Workspaces.LoadOwned(tx, cmd.OrgID, cmd.WorkspaceID)
-		if err != nil {
-			return err
-		}
-		set, err := w.SetLLMPolicy(o.Tier(), cmd.AllowedModels, h.models.Known())
-		if err != nil {
-			return err
-		}
-		_, err = h.repos.Workspaces.Save(tx, cmd.WorkspaceID, w, set...)
-		return err
+	pos, err := setWorkspaceSetting(ctx, h.repos, cmd.OrgID, cmd.WorkspaceID, func(w *workspace.Workspace, t org.Tier) ([]event.Data, error) {
+		return w.SetLLMPolicy(t, cmd.AllowedModels, h.models.Known())
 	})
 	if err != nil {
 		return WorkspaceChanged{}, fmt.Errorf("set llm policy: %w", err)

@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"svc/domain/org"
+	"svc/domain/workspace"
 	"svc/eventstore"
+	"svc/eventstore/event"
 )
 
 // SetWorkspaceBudget sets or removes (Budget nil) a workspace's monthly
@@ -27,24 +30,34 @@ func NewSetWorkspaceBudgetHandler(repos *Repositories) SetWorkspaceBudgetHandler
 // (nothing when the budget is unchanged): workspace.ErrBudgetTier below
 // Team, workspace.ErrInvalidBudget, workspace.ErrArchived.
 func (h SetWorkspaceBudgetHandler) Handle(ctx context.Context, cmd SetWorkspaceBudget) (WorkspaceChanged, error) {
-	pos, err := h.repos.Store.Run(ctx, orgTx(cmd.OrgID), func(tx *eventstore.Tx) error {
-		o, err := h.repos.Orgs.Load(tx, cmd.OrgID)
-		if err != nil {
-			return err
-		}
-		w, err := h.repos.Workspaces.LoadOwned(tx, cmd.OrgID, cmd.WorkspaceID)
-		if err != nil {
-			return err
-		}
-		set, err := w.SetBudget(o.Tier(), cmd.Budget)
-		if err != nil {
-			return err
-		}
-		_, err = h.repos.Workspaces.Save(tx, cmd.WorkspaceID, w, set...)
-		return err
+	pos, err := setWorkspaceSetting(ctx, h.repos, cmd.OrgID, cmd.WorkspaceID, func(w *workspace.Workspace, t org.Tier) ([]event.Data, error) {
+		return w.SetBudget(t, cmd.Budget)
 	})
 	if err != nil {
 		return WorkspaceChanged{}, fmt.Errorf("set workspace budget: %w", err)
 	}
 	return WorkspaceChanged{Position: pos}, nil
+}
+
+// setWorkspaceSetting appends what decide makes of workspace wsID given
+// its organization's current tier, in one transaction: the settings that
+// need a tier (budget, model policy).
+func setWorkspaceSetting(ctx context.Context, repos *Repositories, orgID, wsID string,
+	decide func(*workspace.Workspace, org.Tier) ([]event.Data, error)) (event.Position, error) {
+	return repos.Store.Run(ctx, orgTx(orgID), func(tx *eventstore.Tx) error {
+		o, err := repos.Orgs.Load(tx, orgID)
+		if err != nil {
+			return err
+		}
+		w, err := repos.Workspaces.LoadOwned(tx, orgID, wsID)
+		if err != nil {
+			return err
+		}
+		data, err := decide(w, o.Tier())
+		if err != nil {
+			return err
+		}
+		_, err = repos.Workspaces.Save(tx, wsID, w, data...)
+		return err
+	})
 }

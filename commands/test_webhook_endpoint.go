@@ -45,7 +45,7 @@ func NewTestWebhookEndpointHandler(repos *Repositories, opener Opener, sender We
 	if sender == nil {
 		sender = webhook.NewSender(nil)
 	}
-	return TestWebhookEndpointHandler{endpoints: endpointRepository(must(repos)), opener: opener, sender: sender, now: time.Now}
+	return TestWebhookEndpointHandler{endpoints: must(repos).Endpoints, opener: opener, sender: sender, now: time.Now}
 }
 
 // testPayload is the body of a test delivery.

@@ -31,7 +31,7 @@ type UpdateWebhookEndpointHandler struct {
 
 // NewUpdateWebhookEndpointHandler returns a handler over repos.
 func NewUpdateWebhookEndpointHandler(repos *Repositories) UpdateWebhookEndpointHandler {
-	return UpdateWebhookEndpointHandler{repos: must(repos), endpoints: endpointRepository(repos)}
+	return UpdateWebhookEndpointHandler{repos: must(repos), endpoints: repos.Endpoints}
 }
 
 // Handle appends WebhookEndpointUpdated, or nothing when nothing changes.

@@ -36,7 +36,7 @@ type VerifyWebhookSignatureHandler struct {
 // NewVerifyWebhookSignatureHandler returns a handler over repos opening
 // secrets with opener.
 func NewVerifyWebhookSignatureHandler(repos *Repositories, opener Opener) VerifyWebhookSignatureHandler {
-	return VerifyWebhookSignatureHandler{endpoints: endpointRepository(must(repos)), opener: opener, now: time.Now}
+	return VerifyWebhookSignatureHandler{endpoints: must(repos).Endpoints, opener: opener, now: time.Now}
 }
 
 // Handle answers whether the signature is valid; a malformed, mismatched

@@ -9,7 +9,6 @@ import (
 
 	"svc/commands"
 	"svc/domain/invite"
-	"svc/domain/workspace"
 )
 
 // inviteLink is an invite link as spec B shows it.
@@ -128,8 +127,6 @@ func (s *Server) acceptInvite(w http.ResponseWriter, r *http.Request) error {
 		return newError(http.StatusNotFound, "invite_not_found", "This invitation does not exist, was revoked or is used up.")
 	case errors.Is(err, invite.ErrExpired):
 		return newError(http.StatusGone, "invite_expired", "This invitation has expired.").withFix("Ask a workspace admin for a new one.")
-	case errors.Is(err, workspace.ErrMemberLimit):
-		return membershipError(err, "")
 	case err != nil:
 		return membershipError(err, "")
 	}
