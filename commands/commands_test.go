@@ -52,8 +52,8 @@ func TestCreateOrganizationAppendsEverythingAtomically(t *testing.T) {
 	if res.Credits != credit.SignupGrant || res.VerificationToken == "" || res.Key.Raw == "" {
 		t.Fatalf("result %+v", res)
 	}
-	if n := countOrgEvents(t, res.OrgID); n != 5 {
-		t.Fatalf("%d events for the new org, want 5 (email, org, workspace, key, grant)", n)
+	if n := countOrgEvents(t, res.OrgID); n != 7 {
+		t.Fatalf("%d events for the new org, want 7 (email, org, workspace, its key attached, its slug, key, grant)", n)
 	}
 	o, err := org.Load(mustLoad(t, org.Stream(res.OrgID)))
 	if err != nil || o.Tier() != org.Free || o.WorkspaceID() != res.WorkspaceID || o.Email() != "Owner@Example.com" {

@@ -127,12 +127,19 @@ func (h CreateOrganizationHandler) Handle(ctx context.Context, cmd CreateOrganiz
 				return err
 			}
 		}
+		if _, err := tx.Append(org.Stream(orgID), event.NewStream, created); err != nil {
+			return err
+		}
+		if err := appendDefaultWorkspace(tx, orgID, wsID, func(ws *workspace.Workspace) ([]event.Data, error) {
+			attached, err := ws.AttachKey(org.Free, keyID, apikey.Owner)
+			return []event.Data{attached}, err
+		}); err != nil {
+			return err
+		}
 		for _, a := range []struct {
 			stream string
 			data   event.Data
 		}{
-			{org.Stream(orgID), created},
-			{workspace.Stream(wsID), workspace.Created{WorkspaceID: wsID, OrgID: orgID, Name: "Default", Slug: "default", IsDefault: true}},
 			{apikey.Stream(keyID), apikey.Created{KeyID: keyID, OrgID: orgID, WorkspaceID: wsID, Hash: secret.Hash, Prefix: secret.Prefix,
 				Label: "Signup key", Role: apikey.Owner, CreatedBy: "signup"}},
 			{credit.Stream(orgID), grant},

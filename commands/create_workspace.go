@@ -112,3 +112,23 @@ func reserveSlug(tx *eventstore.Tx, orgID, wsID, name string) (string, error) {
 	}
 	return "", fmt.Errorf("no free slug for %q after %d tries", name, slugTries)
 }
+
+// appendDefaultWorkspace appends organization orgID's default workspace
+// wsID with then (its first members or keys, decided on it) and reserves
+// its slug, in tx: the one place both signups create it.
+func appendDefaultWorkspace(tx *eventstore.Tx, orgID, wsID string, then func(*workspace.Workspace) ([]event.Data, error)) error {
+	created := workspace.CreateDefault(wsID, orgID)
+	ws, err := foldNew(workspace.New(), workspace.Stream(wsID), created)
+	if err != nil {
+		return err
+	}
+	more, err := then(ws)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.Append(workspace.Stream(wsID), event.NewStream, append([]event.Data{created}, more...)...); err != nil {
+		return err
+	}
+	_, err = tx.Append(workspace.SlugStream(orgID, workspace.DefaultSlug), event.NewStream, workspace.SlugReserved{WorkspaceID: wsID})
+	return err
+}

@@ -79,18 +79,6 @@ func (h SignUpHandler) Handle(ctx context.Context, cmd SignUp) (SignedUp, error)
 	if err != nil {
 		return SignedUp{}, err
 	}
-	wsCreated, err := workspace.Create(wsID, orgID, "Default", "default", true)
-	if err != nil {
-		return SignedUp{}, err
-	}
-	ws, err := foldNew(workspace.New(), workspace.Stream(wsID), wsCreated)
-	if err != nil {
-		return SignedUp{}, err
-	}
-	owner, err := ws.AddMember(org.Free, userID, registered.Email, registered.Name, apikey.Owner, "signup", "")
-	if err != nil {
-		return SignedUp{}, err
-	}
 	now := h.now()
 	session, err := credentials.NewSession(userID, now)
 	if err != nil {
@@ -123,13 +111,19 @@ func (h SignUpHandler) Handle(ctx context.Context, cmd SignUp) (SignedUp, error)
 				return err
 			}
 		}
+		if _, err := tx.Append(org.Stream(orgID), event.NewStream, created); err != nil {
+			return err
+		}
+		if err := appendDefaultWorkspace(tx, orgID, wsID, func(ws *workspace.Workspace) ([]event.Data, error) {
+			owner, err := ws.AddMember(org.Free, userID, registered.Email, registered.Name, apikey.Owner, "signup", "")
+			return []event.Data{owner}, err
+		}); err != nil {
+			return err
+		}
 		for _, a := range []struct {
 			stream string
 			data   []event.Data
 		}{
-			{org.Stream(orgID), []event.Data{created}},
-			{workspace.Stream(wsID), []event.Data{wsCreated, owner}},
-			{workspace.SlugStream(orgID, "default"), []event.Data{workspace.SlugReserved{WorkspaceID: wsID}}},
 			{user.Stream(userID), []event.Data{registered, signedIn}},
 			{credit.Stream(orgID), []event.Data{grant}},
 		} {

@@ -137,6 +137,17 @@ func New() *Workspace {
 	return &Workspace{members: map[string]Role{}, keys: map[string]bool{}, version: event.NewStream}
 }
 
+// The default workspace every organization gets at its creation.
+const (
+	DefaultName = "Default"
+	DefaultSlug = "default"
+)
+
+// CreateDefault decides organization orgID's default workspace id.
+func CreateDefault(id, orgID string) Created {
+	return Created{WorkspaceID: id, OrgID: orgID, Name: DefaultName, Slug: DefaultSlug, IsDefault: true}
+}
+
 // Create decides a new workspace.
 func Create(id, orgID, name, slug string, isDefault bool) (Created, error) {
 	name, err := ValidName(name)

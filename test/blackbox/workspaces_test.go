@@ -110,3 +110,20 @@ func workspaceIDs(t *testing.T, res *response) map[string]bool {
 	}
 	return out
 }
+
+// TestDefaultSlugReservedForKeySignups: an organization signed up with
+// POST /api/keys holds its default workspace's slug too, so a workspace
+// named "Default" gets default-2.
+func TestDefaultSlugReservedForKeySignups(t *testing.T) {
+	t.Parallel()
+	s := sharedServer(t)
+	a := s.signup(t, nil)
+	if r := cli(t, s.dbURL, "org", "set-tier", "--org", a.OrgID, "--tier", "team"); r.Code != 0 {
+		t.Fatalf("svc org set-tier: %s", r)
+	}
+	res := s.do(t, req{Method: http.MethodPost, Path: "/api/workspaces", Key: a.Key, Body: map[string]any{"name": "Default"}})
+	wantStatus(t, res, http.StatusCreated)
+	if res.Body["slug"] != "default-2" {
+		t.Fatalf("slug %v, want default-2 (the default workspace holds default)", res.Body["slug"])
+	}
+}
