@@ -76,8 +76,12 @@ func membershipError(err error, tier org.Tier) error {
 	case errors.Is(err, workspace.ErrAlreadyMember), errors.Is(err, invite.ErrAlreadyMember):
 		return newError(http.StatusConflict, "already_member", "This user is already a member of the workspace.")
 	case errors.Is(err, workspace.ErrMemberLimit):
-		return newError(http.StatusPaymentRequired, "member_limit_reached", "The workspace has as many members as your plan allows.").
-			withDetail("limit", workspace.LimitOf(tier).Members).withFix("Upgrade your plan with POST /api/billing/subscribe.")
+		e := newError(http.StatusPaymentRequired, "member_limit_reached", "The workspace has as many members as its plan allows.").
+			withFix("Upgrade the plan with POST /api/billing/subscribe.")
+		if tier != "" { // unknown to an invitee accepting: no limit rather than a wrong one
+			e = e.withDetail("limit", workspace.LimitOf(tier).Members)
+		}
+		return e
 	case errors.Is(err, workspace.ErrMemberNotFound):
 		return newError(http.StatusNotFound, "not_found", "No such member in this workspace.")
 	case errors.Is(err, workspace.ErrCannotDemoteSelf):
