@@ -106,7 +106,7 @@ func (h PlanWorkflowHandler) prepare(ctx context.Context, cmd PlanWorkflow) (pla
 		return planning.Result{}, nil, err
 	}
 	cmd.Request.Routing = routing
-	res, err := h.planner.Plan(cmd.Request)
+	res, err := h.planner.PlanContext(ctx, cmd.Request)
 	if err != nil {
 		return planning.Result{}, nil, err
 	}
@@ -131,7 +131,7 @@ func (h PlanWorkflowHandler) prepare(ctx context.Context, cmd PlanWorkflow) (pla
 		}
 		desc := cmd.Request.Description
 		if len(res.Groups) > 0 {
-			desc = res.Groups[i].Intents[0].SourcePhrase
+			desc = res.Groups[i].Description
 		}
 		prefs := cmd.RawPreferences
 		if len(prefs) == 0 {
@@ -140,7 +140,7 @@ func (h PlanWorkflowHandler) prepare(ctx context.Context, cmd PlanWorkflow) (pla
 		events[i] = workflow.Planned{WorkflowID: p.WorkflowID, OrgID: cmd.OrgID, WorkspaceID: cmd.WorkspaceID, KeyID: cmd.KeyID,
 			TaskType: p.Classification.TaskType, ValueClass: p.Classification.ValueClass, Description: desc, Title: res.Title,
 			RigorLevel: p.RigorLevel, TotalSteps: len(p.Sequence), Credits: p.Cost.Credits, Execution: mode,
-			ApprovalGates: p.ApprovalGates, Plan: body, Preferences: prefs, AdditionalContext: cmd.Request.AdditionalContext, IntentGroup: group,
+			ApprovalGates: p.ApprovalGates, Plan: body, Preferences: prefs, AdditionalContext: cmd.Request.AdditionalContext, IntentGroup: group, ClassificationTier: res.Tier,
 			Steps: h.steps(p.Sequence), ContextLess: !p.Context.Sufficient, ContextPersisted: true, Models: modelRouting(routing)}
 		for _, c := range cmd.Request.Connections {
 			name := c.Label

@@ -15,6 +15,7 @@ type metrics struct {
 	registry *prometheus.Registry
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
+	tiers    *prometheus.CounterVec
 }
 
 func newMetrics(extra ...prometheus.Collector) *metrics {
@@ -28,7 +29,10 @@ func newMetrics(extra ...prometheus.Collector) *metrics {
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
 		}, []string{"route"}),
 	}
-	m.registry.MustRegister(m.requests, m.latency, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.tiers = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "svc_classification_tier_total", Help: "Descriptions planned, by the classification tier that decided (given, lexical, embedding, llm).",
+	}, []string{"tier"})
+	m.registry.MustRegister(m.requests, m.latency, m.tiers, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.registry.MustRegister(extra...)
 	return m
 }
@@ -36,6 +40,13 @@ func newMetrics(extra ...prometheus.Collector) *metrics {
 func (m *metrics) observe(method, route string, status int, d time.Duration) {
 	m.requests.WithLabelValues(method, route, strconv.Itoa(status)).Inc()
 	m.latency.WithLabelValues(route).Observe(d.Seconds())
+}
+
+// classified counts a planned description by the tier that decided it.
+func (m *metrics) classified(tier string) {
+	if tier != "" {
+		m.tiers.WithLabelValues(tier).Inc()
+	}
 }
 
 func (m *metrics) handler() http.Handler {

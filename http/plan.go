@@ -133,6 +133,7 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return planError(err)
 	}
+	s.metrics.classified(res.Result.Tier)
 	// No wait for the projection: status reads a workflow the projection
 	// has not reached yet from its stream.
 

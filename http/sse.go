@@ -49,11 +49,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, id, marker strin
 	_ = rc.SetWriteDeadline(time.Time{})
 
 	var (
-		wf      *workflow.Workflow
+		feed    = &sseFeed{}
 		version = event.NewStream
 		last    = id + ":" + marker
 		replay  = marker != ""
-		seen    = map[string]bool{} // markers sent or replayed past, this stream
 		started = time.Now()
 		beat    = time.NewTicker(s.cfg.SSEHeartbeat)
 		poll    = time.NewTicker(s.cfg.SSEPoll)
@@ -83,21 +82,12 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, id, marker strin
 			return nil // the status line went out: nothing to answer but closing
 		}
 		for _, e := range events {
-			if wf == nil {
-				if wf, err = workflow.Load([]event.Event{e}); err != nil {
-					return nil
-				}
-			} else if err := wf.Apply(e); err != nil {
+			outs, err := feed.add(e)
+			if err != nil {
 				return nil
 			}
 			version = e.Version
-			for _, out := range sseOf(wf, e) {
-				// a run taken over after a crash starts its step (attempt,
-				// chunk) again: the event's version keeps the id unique
-				if out.marker != "" && seen[out.marker] {
-					out.marker = fmt.Sprintf("%s.v%d", out.marker, e.Version)
-				}
-				seen[out.marker] = true
+			for _, out := range outs {
 				if replay { // skip up to and including the client's last event
 					if out.marker == marker {
 						replay = false
@@ -109,9 +99,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, id, marker strin
 				}
 			}
 		}
+		wf := feed.wf
 		if replay && wf != nil { // an unknown marker: send everything
-			replay, version, wf = false, event.NewStream, nil
-			clear(seen)
+			replay, version, feed = false, event.NewStream, &sseFeed{}
 			continue
 		}
 		if wf != nil && (workflow.Terminal(wf.Status()) || wf.Status() == workflow.StatusPendingApproval) {
@@ -140,4 +130,43 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, id, marker strin
 			return nil
 		}
 	}
+}
+
+// sseFeed turns a workflow's events, read in order from the start of its
+// stream, into the stream's events, every id unique in the stream: the
+// same ids on every connection and instance, so Last-Event-ID resumes
+// after the right event.
+type sseFeed struct {
+	wf   *workflow.Workflow
+	seen map[string]bool // markers given so far
+}
+
+// add folds e and returns the stream's events for it.
+func (f *sseFeed) add(e event.Event) ([]sseEvent, error) {
+	if f.wf == nil {
+		wf, err := workflow.Load([]event.Event{e})
+		if err != nil {
+			return nil, fmt.Errorf("sse: %s: %w", e.StreamID, err)
+		}
+		f.wf, f.seen = wf, map[string]bool{}
+	} else if err := f.wf.Apply(e); err != nil {
+		return nil, fmt.Errorf("sse: %w", err)
+	}
+	out := sseOf(f.wf, e)
+	for i := range out {
+		m := out[i].marker
+		if m == "" {
+			continue
+		}
+		// a step started again after a takeover is a new attempt
+		// (decision 129), so markers do not repeat; a stream recorded
+		// before that repeated the attempt, and the event's version
+		// keeps its id unique (decision 75)
+		if f.seen[m] {
+			m = fmt.Sprintf("%s.v%d", m, e.Version)
+			out[i].marker = m
+		}
+		f.seen[m] = true
+	}
+	return out, nil
 }

@@ -77,9 +77,11 @@ func ParseComposed(text string, frameworks []string) ([]StepOutput, error) {
 // a composed call's answer must parse with ParseComposed; a contract
 // synthesis's answer is returned trimmed, whatever it holds (the caller
 // validates it against the contract, and a violation is a result, not a
-// provider failure); anything else as ParseStep, ParseDeliverable,
-// ParseReview or ParseEnhance would for r.Kind, without a fence around a
-// JSON object.
+// provider failure); a classify call's answer must parse with
+// ParseClassification against r.Choices and is returned as compact JSON
+// naming the choice's own id; anything else as ParseStep,
+// ParseDeliverable, ParseReview or ParseEnhance would for r.Kind, without
+// a fence around a JSON object.
 func ValidateAnswer(r Request, text string) (string, error) {
 	switch {
 	case r.Composed():
@@ -89,6 +91,8 @@ func ValidateAnswer(r Request, text string) (string, error) {
 		return unfence(text), nil
 	case r.ContractSynthesis():
 		return strings.TrimSpace(text), nil
+	case r.Kind == KindClassify:
+		return validateClassification(r, text)
 	}
 	return validate(r.Kind, text)
 }

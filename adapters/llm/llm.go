@@ -1,7 +1,8 @@
 // Package llm is the port workflow execution uses to call a language model:
 // one [Request] describes a call structurally (a plan step, the synthesis of
-// the deliverable, the independent review, or the rewrite of a task
-// description) and a [Provider] answers it with a validated [Response].
+// the deliverable, the independent review, the rewrite of a task
+// description, or the classification of one among the catalogue's task
+// types) and a [Provider] answers it with a validated [Response].
 //
 // The port holds only what callers and providers share: the types, the
 // Kind and Strategy constants, the errors, and the parsing and validation
@@ -16,7 +17,10 @@
 //   - chain (svc/adapters/llm/chain): a primary provider, then an optional
 //     fallback.
 //   - providers (svc/adapters/llm/providers): FromEnv, which builds the
-//     provider the service uses from the SVC_LLM_* environment.
+//     provider the service uses from the SVC_LLM_* environment, and
+//     EmbedderFromEnv, the provider's embedder (openai.Embedder).
+//   - classify (svc/adapters/llm/classify): planning's llm tier, a
+//     planning.Fallback making KindClassify calls through a Provider.
 //
 // Two more subpackages serve the providers and the fake API of the tests
 // (test/fakellm): frameworks knows the section headings a step of each
@@ -26,11 +30,12 @@
 // llmtest what their tests share.
 //
 // Every answer is validated for its kind before it is returned (ParseStep,
-// ParseDeliverable, ParseReview, ParseEnhance), so a caller can parse
-// Response.Text without expecting a malformed answer. Direct execution adds
-// two shapes (ValidateAnswer): a composed step call (Request.Frameworks,
-// ParseComposed) and a synthesis that answers an output_contract's JSON
-// (Request.Contract), passed through for the caller to validate.
+// ParseDeliverable, ParseReview, ParseEnhance, ParseClassification), so a
+// caller can parse Response.Text without expecting a malformed answer.
+// Direct execution adds two shapes (ValidateAnswer): a composed step call
+// (Request.Frameworks, ParseComposed) and a synthesis that answers an
+// output_contract's JSON (Request.Contract), passed through for the caller
+// to validate.
 package llm
 
 import (
@@ -48,6 +53,7 @@ const (
 	KindSynthesis = "synthesis" // the terminal step: the deliverable
 	KindReview    = "review"    // the independent quality review
 	KindEnhance   = "enhance"   // rewrite a task description (enhance llm tier)
+	KindClassify  = "classify"  // name a description's catalogue task type (planning's llm tier)
 )
 
 // Strategies of a call: how much input it is given and how much it writes.
@@ -115,6 +121,10 @@ type Request struct {
 	// execution); the caller validates the answer with Contract.Validate,
 	// the port only requires text.
 	Contract *contract.Contract
+	// Choices are the task types a KindClassify call chooses from, in
+	// catalogue order; the answer must name one of their ids
+	// (ParseClassification).
+	Choices []TaskChoice
 	// Model pins the call to a model (a workspace's llm policy routed it):
 	// a provider that does not serve it refuses the call with
 	// ErrModelNotServed instead of using another. "": Tier's model.
@@ -168,7 +178,7 @@ var (
 // JSONKind reports whether answers of kind are JSON objects (every kind but
 // KindEnhance).
 func JSONKind(kind string) bool {
-	return kind == KindStep || kind == KindSynthesis || kind == KindReview
+	return kind == KindStep || kind == KindSynthesis || kind == KindReview || kind == KindClassify
 }
 
 // ValidKind reports whether kind is one of the Kind constants.

@@ -104,7 +104,16 @@ func runServe(ctx context.Context, args []string) error {
 	// dispatcher: their fold caches are shared.
 	repos := commands.NewRepositories(store)
 	queries := projections.NewQueries(store, repos.Workflows, runner, log)
-	planner := planning.NewPlanner(catalog.Default(), planning.WithModels(providers.Models(os.Getenv)))
+	// With a provider configured the planner asks it below its confidence
+	// threshold (the llm tier); offline it has its models only.
+	planner := planning.NewPlanner(catalog.Default(), providers.PlannerOptions(os.Getenv, provider)...)
+	// ... and its embedding tier uses the provider's embeddings (the
+	// catalogue embedded on first use; the local embedder until then).
+	if embedder, err := providers.EmbedderFromEnv(os.Getenv, log); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	} else if embedder != nil {
+		planner.Classifier().SetEmbedder(embedder)
+	}
 	workflowsMoved, stopWorkflowsMoved := store.SubscribeTypes(projections.Moved(projections.Workflows{}.Name()))
 	defer stopWorkflowsMoved()
 	workers := worker.New(repos, provider, outboundClient, worker.Config{Concurrency: cfg.Workers, Lease: cfg.WorkerLease,

@@ -3,15 +3,16 @@
 // up but only one may run at a time.
 //
 // A Runner finds due jobs through its caller's query when it starts, when
-// woken (Config.Wake), every Poll and when another owner's lease expires,
-// or is told of one (Kick); it takes a lease on a job in job_leases
-// (migration 0007) before running it, renews its leases, all in one
-// statement, every third of Config.Lease while the jobs run, and hands
-// each back when its job returns. A crashed process's leases expire and
-// another process takes its jobs over at once. A lease is
-// coordination, not a lock on the job's state: jobs record what they did
-// with their stream's expected version, so even a process that lost a lease
-// without noticing cannot record anything twice.
+// woken (Config.Wake), every Poll, when another owner's lease expires and
+// at least once a Config.Lease, or is told of one (Kick); it takes a lease
+// on a job in job_leases (migration 0007) before running it, renews its
+// leases, all in one statement, every third of Config.Lease while the jobs
+// run, and hands each back when its job returns. A crashed process's
+// leases expire a Lease after their last renewal at most, and another
+// process takes its jobs over as they do. A lease is coordination, not a
+// lock on the job's state: jobs record what they did with their stream's
+// expected version, so even a process that lost a lease without noticing
+// cannot record anything twice.
 package jobs
 
 import (
@@ -181,23 +182,37 @@ func (r *Runner) Run(ctx context.Context) {
 const wakeEvery = 50 * time.Millisecond
 
 // loop starts kicked and found jobs, with jobCtx, until ctx ends: at once,
-// then when kicked, woken, every Poll, and when the first lease of another
-// owner expires (its process may have died).
+// then when kicked, woken, every Poll, and when a lease of another owner
+// expired unreleased (its process may have died).
+//
+// The last is watched (watch) when the first live lease of another owner
+// expires and at least once a Lease: a lease another owner takes lasts a
+// Lease at least, so the next watch finds it live and times its expiry.
+// A dead owner's jobs are so taken over within about a lease of its last
+// renewal whatever Poll is and whether or not anything wakes the runner;
+// a lease handed back in time (deleted) costs no Find.
 func (r *Runner) loop(ctx, jobCtx context.Context) {
 	ticker := time.NewTicker(r.cfg.Poll)
 	defer ticker.Stop()
 	expiry := time.NewTimer(0) // the first look, at once
 	defer expiry.Stop()
 	var (
-		wake     = r.cfg.Wake
-		deferred <-chan time.Time // a wake-up waiting out wakeEvery
-		lastWake time.Time
+		wake      = r.cfg.Wake
+		deferred  <-chan time.Time // a wake-up waiting out wakeEvery
+		lastWake  time.Time
+		lastWatch *time.Time // the database's clock at the last watch
 	)
-	look := func() {
-		r.poll(ctx, jobCtx)
-		if d, ok := r.nextExpiry(ctx); ok {
-			expiry.Reset(d)
+	// watch times the next watch and reports whether a lease of another
+	// owner expired since the last one; it is read before Find, so a
+	// lease that expires between the two is listed by Find, one that
+	// expires after is timed.
+	watch := func() bool {
+		w := r.watch(ctx, lastWatch)
+		if w.at != nil {
+			lastWatch = w.at
 		}
+		expiry.Reset(w.next)
+		return w.expired
 	}
 	for {
 		select {
@@ -206,9 +221,13 @@ func (r *Runner) loop(ctx, jobCtx context.Context) {
 		case id := <-r.kick:
 			r.start(ctx, jobCtx, id)
 		case <-ticker.C:
-			look()
+			watch()
+			r.poll(ctx, jobCtx)
 		case <-expiry.C:
-			look()
+			first := lastWatch == nil
+			if expired := watch(); first || expired { // the first look, or a lease expired
+				r.poll(ctx, jobCtx)
+			}
 		case <-wake:
 			if wait := wakeEvery - time.Since(lastWake); wait > 0 {
 				wake, deferred = nil, time.After(wait) // coalesce the burst
@@ -223,21 +242,42 @@ func (r *Runner) loop(ctx, jobCtx context.Context) {
 	}
 }
 
-// nextExpiry returns how long until the first lease of another owner on a
-// job of this kind expires (plus a little), within Poll; false when no
-// such lease expires sooner.
-func (r *Runner) nextExpiry(ctx context.Context) (time.Duration, bool) {
-	var secs *float64
-	err := r.db.QueryRow(ctx, `SELECT extract(epoch FROM min(expires_at) - now())::float8 FROM job_leases
-		WHERE kind = $1 AND owner <> $2`, r.cfg.Kind, r.cfg.ID).Scan(&secs)
-	if err != nil || secs == nil {
-		if err != nil && ctx.Err() == nil {
+// leaseWatch is what one look at the other owners' leases found.
+type leaseWatch struct {
+	// next is when to watch again: a little after the first live lease of
+	// another owner expires, a Lease from now at the latest.
+	next time.Duration
+	// expired: a lease of another owner expired, unreleased, since the
+	// last watch.
+	expired bool
+	// at is the database's clock at the watch (nil when it failed).
+	at *time.Time
+}
+
+// watch looks at the leases of other owners on jobs of this kind, since
+// the last watch at since (nil: none before). A lease that expired before
+// since is not reported again: one whose job is not due (a dead owner's,
+// of a job that had ended) would otherwise be reported at every watch.
+func (r *Runner) watch(ctx context.Context, since *time.Time) leaseWatch {
+	var (
+		at      time.Time
+		secs    *float64
+		expired bool
+	)
+	err := r.db.QueryRow(ctx, `SELECT now(), extract(epoch FROM min(expires_at) FILTER (WHERE expires_at > now()) - now())::float8,
+			coalesce(bool_or(expires_at <= now() AND expires_at > $3), false)
+		FROM job_leases WHERE kind = $1 AND owner <> $2`, r.cfg.Kind, r.cfg.ID, since).Scan(&at, &secs, &expired)
+	if err != nil {
+		if ctx.Err() == nil {
 			r.log.Warn("reading lease expiries", "kind", r.cfg.Kind, "error", err)
 		}
-		return 0, false
+		return leaseWatch{next: r.cfg.Lease}
 	}
-	d := max(time.Duration(*secs*float64(time.Second)), 0) + 50*time.Millisecond
-	return d, d < r.cfg.Poll
+	w := leaseWatch{next: r.cfg.Lease, expired: expired, at: &at}
+	if secs != nil {
+		w.next = min(max(time.Duration(*secs*float64(time.Second)), 0)+50*time.Millisecond, r.cfg.Lease)
+	}
+	return w
 }
 
 // poll starts the due jobs Find lists, as many as there are free slots.

@@ -286,19 +286,91 @@ func TestExpiredLeaseTakenOverWithoutPoll(t *testing.T) {
 		t.Fatal(err)
 	}
 	ran := make(chan string, 4)
-	start(t, jobs.Config{Kind: kind, ID: "owner-a", Poll: time.Hour,
-		Run: func(_ context.Context, id string) *time.Time { ran <- id; return nil },
-		Find: func(ctx context.Context, limit int) ([]string, error) {
-			var ids []string
-			err := db.Pool.QueryRow(ctx, `SELECT coalesce(array_agg(job_id), '{}') FROM (SELECT 'orphan' AS job_id) j
-				WHERE NOT EXISTS (SELECT 1 FROM job_leases l WHERE l.kind = $1 AND l.job_id = j.job_id AND l.expires_at > now())`, kind).Scan(&ids)
-			return ids, err
-		}})
+	var (
+		due   atomic.Bool
+		finds atomic.Int32
+	)
+	due.Store(true)
+	start(t, jobs.Config{Kind: kind, ID: "owner-a", Poll: time.Hour, Find: findOrphan(kind, &due, &finds),
+		Run: func(_ context.Context, id string) *time.Time { ran <- id; return nil }})
 	began := time.Now()
 	if id := receive(t, "the orphan's run", ran); id != "orphan" {
 		t.Fatalf("ran %q", id)
 	}
 	if d := time.Since(began); d < 500*time.Millisecond {
 		t.Fatalf("ran after %v, while the dead owner's lease was live", d)
+	}
+}
+
+// findOrphan is a Finder of one job, orphan, due once due is set and
+// whenever no live lease holds it; finds counts the calls.
+func findOrphan(kind string, due *atomic.Bool, finds *atomic.Int32) jobs.Finder {
+	return func(ctx context.Context, _ int) ([]string, error) {
+		finds.Add(1)
+		if !due.Load() {
+			return nil, nil
+		}
+		var ids []string
+		err := db.Pool.QueryRow(ctx, `SELECT coalesce(array_agg(job_id), '{}') FROM (SELECT 'orphan' AS job_id) j
+			WHERE NOT EXISTS (SELECT 1 FROM job_leases l WHERE l.kind = $1 AND l.job_id = j.job_id AND l.expires_at > now())`, kind).Scan(&ids)
+		return ids, err
+	}
+}
+
+// A job another owner leased after the runner's last look, its owner
+// dead at once (no renewal), with no poll for an hour and nothing waking
+// the runner: the runner looks again within a lease, finds the lease live
+// and takes the job over as it expires, not an hour later.
+func TestLeaseTakenAfterTheLookTakenOverWithinALease(t *testing.T) {
+	kind := kindOf(t)
+	const lease = 400 * time.Millisecond
+	var (
+		due   atomic.Bool
+		finds atomic.Int32
+	)
+	ran := make(chan string, 4)
+	start(t, jobs.Config{Kind: kind, ID: "owner-a", Poll: time.Hour, Lease: lease, Find: findOrphan(kind, &due, &finds),
+		Run: func(_ context.Context, id string) *time.Time { ran <- id; return nil }})
+	waitFor(t, "the first look", 5*time.Second, func() bool { return finds.Load() >= 1 })
+	// after the look: the job is due, and another owner claims it and dies
+	insertLease(t, kind, "orphan", "dead-owner", 600*time.Millisecond)
+	due.Store(true)
+	claimed := time.Now()
+	if id := receive(t, "the orphan's run after its owner died", ran); id != "orphan" {
+		t.Fatalf("ran %q", id)
+	}
+	d := time.Since(claimed)
+	if d < 500*time.Millisecond {
+		t.Fatalf("ran %v after the other owner's claim, while its lease was live", d)
+	}
+	// the lease expires 600 ms after the claim; a watch within a lease of
+	// the claim timed it
+	if most := 600*time.Millisecond + lease; d > most {
+		t.Fatalf("taken over %v after the other owner's claim, want about 600 ms (its lease, timed by a look within %v)", d, lease)
+	}
+	t.Logf("taken over %v after the dead owner's claim (its lease 600 ms, the runner's %v)", d.Round(time.Millisecond), lease)
+}
+
+// Leases of other owners that end without their job becoming due cost no
+// Find: an expired lease of a job that had ended (its owner died after
+// it: nobody claims it again) is not reported at every watch, and a lease
+// handed back before it expires is no expiry.
+func TestLeasesThatEndQuietlyCostNoFind(t *testing.T) {
+	kind := kindOf(t)
+	const lease = 200 * time.Millisecond
+	insertLease(t, kind, "ended", "dead-owner", -time.Second)
+	var finds atomic.Int32
+	start(t, jobs.Config{Kind: kind, ID: "owner-a", Poll: time.Hour, Lease: lease,
+		Run:  func(context.Context, string) *time.Time { return nil },
+		Find: func(context.Context, int) ([]string, error) { finds.Add(1); return nil, nil }})
+	waitFor(t, "the first look", 5*time.Second, func() bool { return finds.Load() >= 1 })
+	insertLease(t, kind, "released", "live-owner", 300*time.Millisecond)
+	time.Sleep(lease + 50*time.Millisecond) // a watch times its expiry
+	if _, err := db.Pool.Exec(context.Background(), `DELETE FROM job_leases WHERE kind = $1 AND job_id = 'released'`, kind); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	if n := finds.Load(); n != 1 {
+		t.Fatalf("Find asked %d times, want once (the first look): no lease of another owner expired unreleased", n)
 	}
 }

@@ -31,3 +31,22 @@ func BenchmarkNewClassifier(b *testing.B) {
 		planning.NewClassifier(cat)
 	}
 }
+
+// BenchmarkAnalyze is the whole reading of a long description with
+// background, figures and two asks (clauses, deliverables, both tiers).
+func BenchmarkAnalyze(b *testing.B) {
+	cl := planning.NewClassifier(cat)
+	const d = "We're a 40-person fintech in Lisbon; churn went from 3% to 5% last quarter and the board meets on the 12th. " +
+		"Write a short internal announcement about the new retention team, and separately put together a risk assessment of moving our payments provider."
+	for b.Loop() {
+		cl.Analyze(d)
+	}
+}
+
+// BenchmarkAnalyzeGerman reads a German description (lexicon, compounds).
+func BenchmarkAnalyzeGerman(b *testing.B) {
+	cl := planning.NewClassifier(cat)
+	for b.Loop() {
+		cl.Analyze("Bitte erstelle eine Wettbewerbsanalyse unserer drei wichtigsten Konkurrenten im Kundenabwanderungsmarkt.")
+	}
+}

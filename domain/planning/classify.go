@@ -8,6 +8,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
 
 	"svc/domain/catalog"
 )
@@ -64,6 +65,11 @@ type Classifier struct {
 	counts []map[string]float64
 	totals []float64
 	vocab  int
+
+	// the embedding tier (embed.go)
+	localOnce sync.Once
+	local     *embeddingIndex
+	provider  *providerIndex
 }
 
 // posting is a term's weight in type's vector ex (-1: the type's profile).

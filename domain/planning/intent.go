@@ -14,47 +14,6 @@ type Intent struct {
 	SourcePhrase string  `json:"source_phrase"`
 }
 
-// multiConfidence is the confidence each clause needs before a description
-// is split into several workflows.
-const multiConfidence = 0.5
-
-var clauseSplit = regexp.MustCompile(`(?i)\s*(?:;|\.\s+|,?\s+and then\s+|,?\s+then\s+|,?\s+and also\s+|,\s+and\s+|\s+and\s+|\s+plus\s+)\s*`)
-
-// Intents splits description into clauses and classifies each; it returns
-// more than one intent only when at least two clauses are confidently of
-// different task types. Clauses of the same type are merged.
-func (cl *Classifier) Intents(description string) []Intent {
-	parts := clauseSplit.Split(description, -1)
-	if len(parts) < 2 {
-		return nil
-	}
-	var out []Intent
-	for _, part := range parts {
-		part = strings.TrimSpace(part)
-		if wordCount(part) < 3 {
-			continue
-		}
-		c := cl.Classify(part)
-		if c.Confidence < multiConfidence {
-			continue
-		}
-		merged := false
-		for i := range out {
-			if out[i].TaskType == c.TaskType {
-				out[i].SourcePhrase += "; " + part
-				merged = true
-			}
-		}
-		if !merged {
-			out = append(out, Intent{TaskType: c.TaskType, Confidence: c.Confidence, SourcePhrase: part})
-		}
-	}
-	if len(out) < 2 {
-		return nil
-	}
-	return out
-}
-
 var filler = regexp.MustCompile(`(?i)^(please\s+|can you\s+|could you\s+|i need( you)? to\s+|i need\s+|we need( you)? to\s+|we need\s+|help me\s+|i want( you)? to\s+|we want to\s+)+`)
 
 // Title makes a short title of a description: filler dropped, first letter

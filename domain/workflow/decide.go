@@ -39,7 +39,7 @@ const (
 type Next struct {
 	Action   Action
 	Step     PlannedStep
-	Attempt  int    // 1 for a step's first attempt
+	Attempt  int    // 1 for a step's first start, one more for each start after it
 	Strategy string // for the terminal step: "", compressed, chunked, salvage
 }
 
@@ -89,15 +89,26 @@ func (w *Workflow) Next() Next {
 
 // stepNext runs step i (zero-based): the terminal Synthesis step follows
 // its retry ladder, in a full run and in an interactive one alike.
+//
+// Every start of a step is a new attempt, numbered one past the step's
+// starts so far, so a start a takeover abandoned (a StepStarted with no
+// outcome, its worker dead) counts too and no two starts of a step share
+// a number (decision 129). The ladder's rung is another count: failed
+// attempts only (TerminalRetrying), so a Synthesis step taken over runs
+// again with the strategy it had.
 func (w *Workflow) stepNext(i int) Next {
 	step := w.planned.Steps[i]
-	n := Next{Action: ActStep, Step: step, Attempt: w.steps[i].started + 1}
+	n := Next{Action: ActStep, Step: step, Attempt: w.Attempt(step.Step)}
 	if step.Kind == KindSynthesis {
-		n.Attempt = w.attempts + 1
-		n.Strategy = ladder(n.Attempt)
+		n.Attempt = max(n.Attempt, w.rung())
+		n.Strategy = ladder(w.rung())
 	}
 	return n
 }
+
+// rung is the terminal step's rung of the retry ladder for its next
+// attempt: 1 (normal) plus its failed attempts.
+func (w *Workflow) rung() int { return w.attempts + 1 }
 
 // Deliverable is the Synthesis step's deliverable, or the salvaged one.
 func (w *Workflow) Deliverable() *Deliverable {

@@ -135,7 +135,9 @@ func (w *Workflow) Composable(step PlannedStep) []PlannedStep {
 	return out
 }
 
-// Attempt is the attempt number the next start of step n has (1 first).
+// Attempt is the attempt number the next start of step n has: 1 first,
+// then one past the step's starts so far, a start a takeover abandoned
+// included (decision 129).
 func (w *Workflow) Attempt(n int) int {
 	s, err := w.step(n)
 	if err != nil {

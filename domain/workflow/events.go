@@ -305,6 +305,9 @@ type Planned struct {
 	// context (spec A's legacy_plan_context_unavailable).
 	ContextPersisted bool   `json:"context_persisted"`
 	IntentGroup      string `json:"intent_group,omitempty"` // shared by the workflows of one multi-intent plan
+	// ClassificationTier names the classifier tier that decided the task
+	// type: given, lexical, embedding or llm ("" before tiers were recorded).
+	ClassificationTier string `json:"classification_tier,omitempty"`
 	// Steps is the sequence as execution needs it (kind, model tier).
 	Steps []PlannedStep `json:"steps,omitempty"`
 	// ContextLess is true when the plan flagged steps that need material

@@ -150,7 +150,9 @@ func (w *Workflow) StepFailed(next Next, f Failure) FailureOutcome {
 	step := next.Step
 	switch {
 	case step.Kind == KindSynthesis:
-		attempt := next.Attempt + 1
+		// the rung after the failed one: starts a takeover abandoned
+		// climb nothing (next.Attempt counts them)
+		attempt := w.rung() + 1
 		strategy := ladder(attempt)
 		return FailureOutcome{Events: []event.Data{TerminalRetrying{StepIndex: step.Step - 1, StepName: step.Name, Attempt: attempt,
 			MaxAttempts: TerminalMaxAttempts, Strategy: strategy,

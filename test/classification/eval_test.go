@@ -44,13 +44,13 @@ func read(t *testing.T, name string) []labelled {
 	return out
 }
 
-// Floors this suite holds the classifier to, a couple of points under the
-// measured figures of docs/benchmarks.md (96.6 % and 97.9 %, 18 of 20
-// vague descriptions refused); the target is 90 % on each set.
+// Floors this suite holds the classifier (Analyze, the planner's reading:
+// a split or a refusal is a miss) to, a point or two under the measured
+// figures of docs/benchmarks.md; the target is 90 % on each set.
 const (
 	minDevAccuracy     = 0.94 // eval.jsonl, used to tune the catalogue and classifier
 	minHeldOutAccuracy = 0.95 // heldout.jsonl, never used for tuning
-	minVagueRefused    = 18   // of the 20 lines of vague.jsonl
+	minVagueRefused    = 19   // of the 20 lines of vague.jsonl
 )
 
 // TestAccuracy measures the development set, eval.jsonl.
@@ -79,9 +79,15 @@ func evaluate(t *testing.T, name string, minLines int, floor float64) {
 		if _, ok := cat.TaskType(l.TaskType); !ok {
 			t.Fatalf("%s: label %q is not a catalogue task type", name, l.TaskType)
 		}
-		c := cl.Classify(l.Description)
+		a := cl.Analyze(l.Description)
+		c := a.Classification
 		switch {
-		case c.Confidence < planning.MinConfidence:
+		case len(a.Intents) > 1:
+			misses[l.TaskType+" -> (split)"]++
+			if testing.Verbose() {
+				t.Logf("  split %q: %v", l.Description, a.Intents)
+			}
+		case a.Vague:
 			refused++
 			misses[l.TaskType+" -> (vague)"]++
 			if testing.Verbose() {
@@ -118,10 +124,10 @@ func TestVagueDescriptionsAreRefused(t *testing.T) {
 	set := read(t, "vague.jsonl")
 	refused := 0
 	for _, l := range set {
-		if c := cl.Classify(l.Description); c.Confidence < planning.MinConfidence {
+		if a := cl.Analyze(l.Description); a.Vague {
 			refused++
 		} else {
-			t.Logf("planned although vague: %q -> %s (%.2f)", l.Description, c.TaskType, c.Confidence)
+			t.Logf("planned although vague: %q -> %s (%.2f)", l.Description, a.Classification.TaskType, a.Classification.Confidence)
 		}
 	}
 	t.Logf("%d of %d vague descriptions refused", refused, len(set))

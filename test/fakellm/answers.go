@@ -33,6 +33,8 @@ func (s *Server) answer(c Call, task string) string {
 		return mustJSON(llm.Review{Score: score, Summary: fmt.Sprintf("Fake review: %d/100.", score), PathTo100: path})
 	case llm.KindEnhance:
 		return "Objective: " + task + "\nSuccess criteria: fake."
+	case llm.KindClassify:
+		return classifyAnswer(c)
 	}
 	if c.JSONFormat {
 		return stepAnswer(c, task)

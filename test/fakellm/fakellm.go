@@ -1,7 +1,9 @@
 // Package fakellm is a fake OpenAI-compatible API for black-box tests: it
 // answers POST /v1/chat/completions with a valid answer for the kind of
 // call (read from the [svc:kind=...] markers the llm adapter writes into
-// its system prompts) and POST /v1/embeddings with deterministic vectors.
+// its system prompts; a classify call names one of the task types its
+// prompt lists, see classify.go) and POST /v1/embeddings with
+// deterministic vectors.
 // Rules make matching calls fail, stall or answer malformed text; counters
 // and the last requests tell a test what the service asked.
 //

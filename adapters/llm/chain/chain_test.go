@@ -68,3 +68,17 @@ func TestChainExhausted(t *testing.T) {
 		t.Fatalf("timeout then 500: %v", err)
 	}
 }
+
+func TestChainClassify(t *testing.T) {
+	primary := llmtest.NewFakeAPI(t, llmtest.Reply{Status: 503})
+	fallback := llmtest.NewFakeAPI(t, llmtest.Reply{Content: llmtest.ClassifyJSON})
+	resp, err := New(client(t, primary.URL), client(t, fallback.URL), llmtest.Quiet).Complete(context.Background(), llmtest.Classify())
+	if err != nil || !resp.Fallback || resp.Text != llmtest.ClassifyJSON {
+		t.Fatalf("fallback: %+v, %v", resp, err)
+	}
+	// offline has no llm tier: a chain of the offline writer alone refuses the call
+	if _, err := New(nil, nil, llmtest.Quiet).Complete(context.Background(), llmtest.Classify()); !errors.Is(err, llm.ErrExhausted) ||
+		!strings.Contains(err.Error(), llm.ErrBadRequest.Error()) {
+		t.Fatalf("offline: %v", err)
+	}
+}

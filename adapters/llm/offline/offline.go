@@ -2,7 +2,9 @@
 // framework-shaped answers from the request itself (the description's key
 // phrases, the task label, the context, the guidance and the earlier
 // steps), without a network, randomness or clock reads. It answers every
-// kind of call of the llm port, and the two shapes of direct execution.
+// kind of call of the llm port but KindClassify (planning has no llm tier
+// offline: it refuses it with llm.ErrBadRequest), and the two shapes of
+// direct execution.
 package offline
 
 import (
@@ -94,6 +96,8 @@ func offlineText(r llm.Request) (string, error) {
 		return marshal(rv)
 	case llm.KindEnhance:
 		return writeEnhanced(r), nil
+	case llm.KindClassify:
+		return "", fmt.Errorf("%w: the offline writer does not classify (no llm tier offline)", llm.ErrBadRequest)
 	}
 	return "", fmt.Errorf("%w: unknown kind %q", llm.ErrBadRequest, r.Kind)
 }

@@ -55,9 +55,16 @@ type answer struct {
 	usage llm.Usage
 }
 
+// classifyMaxTokens bounds a classify call's answer when the request sets
+// no limit: the answer is one short JSON object.
+const classifyMaxTokens = 60
+
 // chatBody encodes the request body of r for model.
 func chatBody(r llm.Request, model string) ([]byte, error) {
 	req := chatRequest{Model: model, Messages: prompt.Build(r), MaxTokens: r.MaxTokens}
+	if r.Kind == llm.KindClassify && req.MaxTokens <= 0 {
+		req.MaxTokens = classifyMaxTokens
+	}
 	if llm.JSONKind(r.Kind) {
 		req.ResponseFormat = &responseFormat{Type: "json_object"}
 	}
@@ -71,11 +78,22 @@ func chatBody(r llm.Request, model string) ([]byte, error) {
 // attempt makes one HTTP attempt under the per-attempt timeout and
 // validates the answer for the request r.
 func (c *provider) attempt(ctx context.Context, body []byte, r llm.Request) (answer, error) {
+	data, err := c.post(ctx, c.endpoint, body)
+	if err != nil {
+		return answer{}, err
+	}
+	return parseAnswer(data, r)
+}
+
+// post makes one HTTP attempt, POST body to endpoint under the
+// per-attempt timeout with the bearer token, and returns the 2xx answer's
+// body; a status outside 2xx is a *statusError.
+func (c *provider) post(ctx context.Context, endpoint string, body []byte) ([]byte, error) {
 	actx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(actx, http.MethodPost, c.endpoint, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(actx, http.MethodPost, endpoint, bytes.NewReader(body))
 	if err != nil {
-		return answer{}, fmt.Errorf("build request: %w", err)
+		return nil, fmt.Errorf("build request: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
@@ -84,18 +102,18 @@ func (c *provider) attempt(ctx context.Context, body []byte, r llm.Request) (ans
 	}
 	resp, err := c.client.Do(req)
 	if err != nil {
-		return answer{}, c.transportError(ctx, actx, err)
+		return nil, c.transportError(ctx, actx, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes))
 	if err != nil {
-		return answer{}, c.transportError(ctx, actx, err)
+		return nil, c.transportError(ctx, actx, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return answer{}, &statusError{Code: resp.StatusCode, Body: textutil.Clip(textutil.OneLine(string(data)), 300),
+		return nil, &statusError{Code: resp.StatusCode, Body: textutil.Clip(textutil.OneLine(string(data)), 300),
 			RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"))}
 	}
-	return parseAnswer(data, r)
+	return data, nil
 }
 
 // transportError classifies a failed exchange: the attempt's own timeout,

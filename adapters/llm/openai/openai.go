@@ -2,6 +2,8 @@
 // chat-completions API: it sends the messages package prompt builds for an
 // llm.Request, retries with backoff within a budget of attempts, validates
 // the answer for its kind and prices the call from a table of list prices.
+// Embedder (embeddings.go) calls the same API's /v1/embeddings with the
+// same conventions (bearer token, per-attempt timeout, retries).
 package openai
 
 import (
@@ -69,6 +71,15 @@ type provider struct {
 // are not. The answer is validated for its kind before success; cost comes
 // from a table of list prices (pricing.go).
 func New(cfg Config) (llm.Provider, error) {
+	c, err := newProvider(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// newProvider applies cfg's defaults and builds the client New returns.
+func newProvider(cfg Config) (*provider, error) {
 	endpoint, host, err := chatEndpoint(cfg.BaseURL)
 	if err != nil {
 		return nil, err
@@ -106,6 +117,13 @@ func New(cfg Config) (llm.Provider, error) {
 
 // chatEndpoint derives the chat-completions URL and the host from base.
 func chatEndpoint(base string) (endpoint, host string, err error) {
+	return apiEndpoint(base, "/chat/completions")
+}
+
+// apiEndpoint derives the URL of resource ("/chat/completions",
+// "/embeddings") and the host from base: {base}/v1{resource}, or beside
+// the resource base names when it ends in /v1 or in a resource's path.
+func apiEndpoint(base, resource string) (endpoint, host string, err error) {
 	u, err := url.Parse(strings.TrimSpace(base))
 	if err != nil {
 		return "", "", fmt.Errorf("%w: base URL: %w", llm.ErrConfig, err)
@@ -115,13 +133,15 @@ func chatEndpoint(base string) (endpoint, host string, err error) {
 	}
 	p := strings.TrimRight(u.Path, "/")
 	switch {
-	case strings.HasSuffix(p, "/chat/completions"):
+	case strings.HasSuffix(p, "/chat/completions"): // a resource's URL: its parent is the API's root
+		p = strings.TrimSuffix(p, "/chat/completions")
+	case strings.HasSuffix(p, "/embeddings"):
+		p = strings.TrimSuffix(p, "/embeddings")
 	case strings.HasSuffix(p, "/v1"):
-		p += "/chat/completions"
 	default:
-		p += "/v1/chat/completions"
+		p += "/v1"
 	}
-	u.Path, u.RawPath, u.RawQuery, u.Fragment = p, "", "", ""
+	u.Path, u.RawPath, u.RawQuery, u.Fragment = p+resource, "", "", ""
 	return u.String(), u.Host, nil
 }
 
@@ -154,8 +174,8 @@ func (c *provider) serves(model string) bool {
 // Complete makes the call r with retries; see New.
 func (c *provider) Complete(ctx context.Context, r llm.Request) (llm.Response, error) {
 	start := time.Now()
-	if !llm.ValidKind(r.Kind) {
-		return llm.Response{}, fmt.Errorf("llm %s: %w: unknown kind %q", c.host, llm.ErrBadRequest, r.Kind)
+	if err := llm.CheckRequest(r); err != nil {
+		return llm.Response{}, fmt.Errorf("llm %s: %w", c.host, err)
 	}
 	if err := ctx.Err(); err != nil {
 		return llm.Response{}, c.ctxError(0, err)

@@ -123,8 +123,10 @@ func systemPrompt(r llm.Request) string {
 	case llm.KindEnhance:
 		b.WriteString("You rewrite a task description so that it can be executed without questions: objective, scope, audience, context, constraints, deliverable format and success criteria.")
 		b.WriteString("\nKeep every fact the user gave, invent none, and mark what the user still has to specify. Answer with the rewritten description as plain text, no preamble.")
+	case llm.KindClassify:
+		b.WriteString(classifySystem())
 	}
-	if !textutil.EnglishLanguage(r.Language) {
+	if !textutil.EnglishLanguage(r.Language) && r.Kind != llm.KindClassify {
 		fmt.Fprintf(&b, "\nWrite all prose in the language %q; keep the JSON keys in English.", r.Language)
 	}
 	if r.MaxTokens > 0 {
@@ -149,6 +151,9 @@ func userPrompt(r llm.Request) string {
 	desc := r.Description
 	if compressed {
 		desc = textutil.Clip(desc, maxDescriptionCompressed)
+	}
+	if r.Kind == llm.KindClassify {
+		desc = textutil.Clip(desc, maxClassifyDescription)
 	}
 	section("Task", desc)
 	if r.TaskLabel != "" || r.TaskType != "" {
@@ -185,6 +190,9 @@ func userPrompt(r llm.Request) string {
 		section("This step", "Score the deliverable."+chunkNote(r))
 	case llm.KindEnhance:
 		section("This step", "Rewrite the task description above.")
+	case llm.KindClassify:
+		section(choicesTitle, choicesText(r.Choices))
+		section("This step", "Name the task type of the task above, with your confidence.")
 	}
 	return b.String()
 }

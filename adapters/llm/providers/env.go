@@ -1,6 +1,8 @@
 // Package providers builds the LLM provider the service uses from its
 // configuration: the offline writer, or an OpenAI-compatible client with an
-// optional OpenAI-compatible fallback behind a chain.
+// optional OpenAI-compatible fallback behind a chain. With a provider
+// configured it also gives the planner its llm classification tier
+// (PlannerOptions) and builds the provider's embedder (EmbedderFromEnv).
 package providers
 
 import (
