@@ -23,6 +23,12 @@ STRIPE_MOCK_VERSION := 0.203.0
 STRIPE_MOCK         := bin/stripe-mock
 export STRIPE_MOCK_BIN := $(CURDIR)/$(STRIPE_MOCK)
 
+# Redocly CLI, pinned: lints the OpenAPI document (http/openapi_lint_test.go);
+# installed into bin/redocly when npm exists, else that test is skipped.
+REDOCLY_VERSION := 2.77.0
+REDOCLY         := bin/redocly/node_modules/.bin/redocly
+export REDOCLY_BIN := $(CURDIR)/$(REDOCLY)
+
 .PHONY: build run test vet lint tools bench clean
 
 build:
@@ -44,6 +50,10 @@ tools:
 	@test -f bin/.stripe-mock-$(STRIPE_MOCK_VERSION) && test -x $(STRIPE_MOCK) || { \
 		echo "installing stripe-mock v$(STRIPE_MOCK_VERSION) into bin/"; \
 		GOBIN=$(CURDIR)/bin $(GO) install github.com/stripe/stripe-mock@v$(STRIPE_MOCK_VERSION) && touch bin/.stripe-mock-$(STRIPE_MOCK_VERSION); }
+	@if ! command -v npm >/dev/null; then echo "npm not found: the Redocly lint of the OpenAPI document will be skipped"; \
+	elif ! test -f bin/.redocly-$(REDOCLY_VERSION) || ! test -x $(REDOCLY); then \
+		echo "installing @redocly/cli v$(REDOCLY_VERSION) into bin/redocly"; \
+		npm install --prefix bin/redocly --no-audit --no-fund --loglevel=error @redocly/cli@$(REDOCLY_VERSION) && touch bin/.redocly-$(REDOCLY_VERSION); fi
 
 # The architecture's import rules (depguard), unused code and staticcheck.
 lint: tools

@@ -74,13 +74,17 @@ func (s *Server) getBudget(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// budgetPutBody is PUT /api/workspaces/{id}/budget's body, read raw so
+// that null (no limit) and a missing field differ.
+type budgetPutBody struct {
+	MonthlyCreditBudget json.RawMessage `json:"monthly_credit_budget"`
+}
+
 // putBudget is PUT /api/workspaces/{id}/budget (admin; Team and
 // Enterprise): monthly_credit_budget is a positive integer, or null to
 // remove the limit.
 func (s *Server) putBudget(w http.ResponseWriter, r *http.Request) error {
-	var body struct {
-		MonthlyCreditBudget json.RawMessage `json:"monthly_credit_budget"`
-	}
+	var body budgetPutBody
 	if err := platformBody(w, r, &body, false); err != nil {
 		return err
 	}

@@ -30,7 +30,9 @@ const (
 // fails for a route missing here.
 var routeDocs = map[string]routeDoc{
 	"health":            {authNone, "Service, database and cache status; products; version."},
-	"docs":              {authNone, "This index."},
+	"docs":              {authNone, "This reference, rendered from GET /openapi.json; with Accept: application/json this index."},
+	"openapi":           {authNone, "The OpenAPI 3.1 document of every route."},
+	"docs.asset":        {authNone, "The scripts of the rendered reference (the vendored renderer and its setup)."},
 	"metrics":           {"loopback only", "Prometheus metrics."},
 	"keys.create":       {authNone + " (3 per IP per 24 h)", "Sign up an organization with an owner API key (shown once) and 2,500 credits. Body: email?, name?."},
 	"keys.verify":       {authKey, "Checks a key: org_id, is_paid."},
@@ -132,9 +134,13 @@ func endpointsOf(r *mux.Router) []endpoint {
 	return out
 }
 
-// docs is GET /docs: an index of the API. The full contract is the
-// specification documents shipped with the service.
+// docs is GET /docs: the rendered reference (docs_ui.go) for a browser;
+// with Accept: application/json (or no Accept header), an index of the
+// API's routes. GET /openapi.json is the full document.
 func (s *Server) docs(w http.ResponseWriter, r *http.Request) error {
+	if wantsHTML(r.Header.Get("Accept")) {
+		return s.docsHTML(w)
+	}
 	writeJSON(w, http.StatusOK, docsResponse{
 		Service:        "svc",
 		Version:        s.cfg.Version,

@@ -60,7 +60,7 @@ func (s *Server) listFolders(w http.ResponseWriter, r *http.Request) error {
 	for _, f := range rows {
 		out = append(out, folderOut(f))
 	}
-	writeJSON(w, http.StatusOK, map[string][]folderBody{"folders": out})
+	writeJSON(w, http.StatusOK, foldersResponse{Folders: out})
 	return nil
 }
 
@@ -118,7 +118,7 @@ func (s *Server) deleteFolder(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return folderError(err)
 	}
-	writeJSON(w, http.StatusOK, map[string]bool{"success": true})
+	writeJSON(w, http.StatusOK, successResponse{Success: true})
 	return nil
 }
 
@@ -145,7 +145,7 @@ func (s *Server) moveWorkflows(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return folderError(err)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"folder_id": id, "workflow_ids": res.WorkflowIDs})
+	writeJSON(w, http.StatusOK, folderWorkflowsResponse{FolderID: id, WorkflowIDs: res.WorkflowIDs})
 	return nil
 }
 
@@ -164,6 +164,6 @@ func (s *Server) removeFromFolder(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return folderError(err)
 	}
-	writeJSON(w, http.StatusOK, map[string]bool{"success": true})
+	writeJSON(w, http.StatusOK, successResponse{Success: true})
 	return nil
 }

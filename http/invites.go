@@ -52,8 +52,8 @@ func (s *Server) createInviteLink(w http.ResponseWriter, r *http.Request) error 
 	case err != nil:
 		return membershipError(err, a.ws.Tier)
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{"ok": true, "invite_id": res.InviteID, "token": res.Token, "url": res.URL,
-		"role": role, "expires_at": res.ExpiresAt, "max_uses": res.MaxUses})
+	writeJSON(w, http.StatusCreated, inviteLinkCreated{OK: true, InviteID: res.InviteID, Token: res.Token, URL: res.URL,
+		Role: role, ExpiresAt: res.ExpiresAt, MaxUses: res.MaxUses})
 	return nil
 }
 
@@ -79,7 +79,7 @@ func (s *Server) listInviteLinks(w http.ResponseWriter, r *http.Request) error {
 		}
 		out = append(out, l)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "invites": out})
+	writeJSON(w, http.StatusOK, inviteLinksResponse{OK: true, Invites: out})
 	return nil
 }
 
@@ -94,7 +94,7 @@ func (s *Server) revokeInvite(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+	writeJSON(w, http.StatusOK, okResponse{OK: true})
 	return nil
 }
 
@@ -130,6 +130,6 @@ func (s *Server) acceptInvite(w http.ResponseWriter, r *http.Request) error {
 	case err != nil:
 		return membershipError(err, "")
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"workspace_id": res.WorkspaceID, "workspace_name": res.WorkspaceName, "role": res.Role})
+	writeJSON(w, http.StatusOK, inviteAcceptedResponse{WorkspaceID: res.WorkspaceID, WorkspaceName: res.WorkspaceName, Role: res.Role})
 	return nil
 }

@@ -124,6 +124,12 @@ func (s *Server) getLLMPolicy(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// llmPolicyPutBody is PUT /api/workspaces/{id}/llm-policy's body, read
+// raw so that null (no policy) and a missing field differ.
+type llmPolicyPutBody struct {
+	AllowedModels json.RawMessage `json:"allowed_models"`
+}
+
 // putLLMPolicy is PUT /api/workspaces/{id}/llm-policy (admin; Team and
 // Enterprise): allowed_models is a list of available model names, or null
 // to remove the policy. The answer is the policy as GET shows it.
@@ -133,9 +139,7 @@ func (s *Server) putLLMPolicy(w http.ResponseWriter, r *http.Request) error {
 	if !workspace.PoliciesAllowed(a.ws.Tier) {
 		return errPolicyTier()
 	}
-	var body struct {
-		AllowedModels json.RawMessage `json:"allowed_models"`
-	}
+	var body llmPolicyPutBody
 	if err := platformBody(w, r, &body, false); err != nil {
 		return err
 	}

@@ -98,6 +98,8 @@ func TestRoleMatrix(t *testing.T) {
 	table := map[string]route{
 		"GET health":                       {path: "/api/health", spec: "open"},
 		"GET docs":                         {path: "/docs", spec: "open"},
+		"GET openapi":                      {path: "/openapi.json", spec: "open"},
+		"GET docs.asset":                   {path: "/docs/init.js", spec: "open"},
 		"GET metrics":                      {path: "", spec: "open"}, // loopback only; its own tests
 		"POST keys.create":                 {path: "", spec: "open"}, // signup, its own tests
 		"GET keys.verify_email":            {path: "", spec: "open"},

@@ -37,7 +37,7 @@ func (s *Server) listMembers(w http.ResponseWriter, r *http.Request) error {
 	for _, m := range rows {
 		out = append(out, memberBody{ID: m.ID, Type: m.Type, Email: m.Email, Name: m.Name, KeyPrefix: m.KeyPrefix, Role: m.Role, CreatedAt: m.CreatedAt})
 	}
-	writeJSON(w, http.StatusOK, map[string][]memberBody{"members": out})
+	writeJSON(w, http.StatusOK, membersResponse{Members: out})
 	return nil
 }
 
@@ -156,7 +156,7 @@ func (s *Server) changeMemberRole(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return membershipError(err, a.ws.Tier)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"member_id": memberID, "role": role})
+	writeJSON(w, http.StatusOK, memberRoleResponse{MemberID: memberID, Role: role})
 	return nil
 }
 
@@ -168,6 +168,6 @@ func (s *Server) removeMember(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return membershipError(err, a.ws.Tier)
 	}
-	writeJSON(w, http.StatusOK, map[string]bool{"success": true})
+	writeJSON(w, http.StatusOK, successResponse{Success: true})
 	return nil
 }

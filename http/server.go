@@ -94,6 +94,7 @@ type Server struct {
 	rigor    *mux.Router
 	closing  chan struct{}
 	closed   sync.Once
+	apiDoc   openAPIDoc // openapi.go
 }
 
 // New returns a server over deps; Commands, Queries, Limiter and Log are
@@ -167,6 +168,8 @@ func (s *Server) routes() {
 	r.Handle("/debug/pprof/profile", s.internalOnly(http.HandlerFunc(pprof.Profile))).Name("pprof.profile")
 	r.PathPrefix("/debug/pprof/").Handler(s.internalOnly(http.HandlerFunc(pprof.Index))).Name("pprof")
 	r.Handle("/docs", s.handle(s.docs)).Methods(http.MethodGet).Name("docs")
+	r.Handle("/docs/{asset}", s.handle(s.docsAsset)).Methods(http.MethodGet).Name("docs.asset")
+	r.Handle("/openapi.json", s.handle(s.openAPIJSON)).Methods(http.MethodGet).Name("openapi")
 
 	r.Handle("/api/keys", s.handle(s.createKey)).Methods(http.MethodPost).Name("keys.create")
 	r.Handle("/api/keys/verify", s.authenticated(authOptions{code: "unauthorized"}, s.verifyKey)).Methods(http.MethodGet).Name("keys.verify")

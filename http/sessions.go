@@ -227,7 +227,7 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) error {
 	if !res.Ended {
 		return errNoSession
 	}
-	writeJSON(w, http.StatusOK, map[string]bool{"success": true})
+	writeJSON(w, http.StatusOK, successResponse{Success: true})
 	return nil
 }
 

@@ -37,7 +37,7 @@ func (s *Server) listWorkspaceKeys(w http.ResponseWriter, r *http.Request) error
 		out = append(out, workspaceKeyBody{KeyID: k.KeyID, Prefix: k.Prefix, Label: k.Label, Role: k.Role, CreatedAt: k.CreatedAt,
 			LastUsedAt: k.LastUsedAt, CreatedBy: k.CreatedBy})
 	}
-	writeJSON(w, http.StatusOK, map[string][]workspaceKeyBody{"api_keys": out})
+	writeJSON(w, http.StatusOK, workspaceKeysResponse{APIKeys: out})
 	return nil
 }
 
@@ -84,8 +84,8 @@ func (s *Server) createWorkspaceKey(w http.ResponseWriter, r *http.Request) erro
 	case err != nil:
 		return membershipError(err, a.ws.Tier)
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{"key_id": res.KeyID, "key": res.Key.Raw, "prefix": res.Key.Prefix, "label": res.Label,
-		"role": role, "created_at": res.CreatedAt})
+	writeJSON(w, http.StatusCreated, workspaceKeyCreated{KeyID: res.KeyID, Key: res.Key.Raw, Prefix: res.Key.Prefix, Label: res.Label,
+		Role: role, CreatedAt: res.CreatedAt})
 	return nil
 }
 
@@ -102,6 +102,6 @@ func (s *Server) revokeWorkspaceKey(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]bool{"success": true})
+	writeJSON(w, http.StatusOK, successResponse{Success: true})
 	return nil
 }

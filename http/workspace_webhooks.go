@@ -88,7 +88,7 @@ func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request) error {
 	for _, e := range rows {
 		out = append(out, webhookOut(e))
 	}
-	writeJSON(w, http.StatusOK, map[string][]webhookBody{"webhooks": out})
+	writeJSON(w, http.StatusOK, webhooksResponse{Webhooks: out})
 	return nil
 }
 
@@ -177,7 +177,7 @@ func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request) error {
 		EndpointID: mux.Vars(r)["webhook_id"]}); err != nil {
 		return webhookError(err)
 	}
-	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+	writeJSON(w, http.StatusOK, okResponse{OK: true})
 	return nil
 }
 
@@ -197,7 +197,7 @@ func (s *Server) testWebhook(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return webhookError(err)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "delivered": res.Delivered, "status_code": res.StatusCode})
+	writeJSON(w, http.StatusOK, webhookTestResponse{OK: true, Delivered: res.Delivered, StatusCode: res.StatusCode})
 	return nil
 }
 
@@ -229,6 +229,6 @@ func (s *Server) verifyWebhook(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return webhookError(err)
 	}
-	writeJSON(w, http.StatusOK, map[string]bool{"ok": true, "valid": res.Valid})
+	writeJSON(w, http.StatusOK, webhookVerifyResponse{OK: true, Valid: res.Valid})
 	return nil
 }

@@ -121,7 +121,7 @@ func (s *Server) listWorkspaces(w http.ResponseWriter, r *http.Request) error {
 	if err := s.withLLMPolicies(ctx, rows, out); err != nil { // llm_policy.go
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string][]workspaceBody{"workspaces": out})
+	writeJSON(w, http.StatusOK, workspacesResponse{Workspaces: out})
 	return nil
 }
 
@@ -235,7 +235,7 @@ func (s *Server) archiveWorkspace(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]bool{"success": true})
+	writeJSON(w, http.StatusOK, successResponse{Success: true})
 	return nil
 }
 
@@ -255,6 +255,6 @@ func (s *Server) restoreWorkspace(w http.ResponseWriter, r *http.Request) error 
 	case err != nil:
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "workspace_id": a.ws.ID, "status": "active"})
+	writeJSON(w, http.StatusOK, restoreResponse{OK: true, WorkspaceID: a.ws.ID, Status: "active"})
 	return nil
 }

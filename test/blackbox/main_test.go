@@ -38,6 +38,7 @@ func TestMain(m *testing.M) {
 }
 
 func mainWithCode(m *testing.M) int {
+	http.DefaultTransport = checkedTransport{next: baseTransport} // contract_test.go
 	dir, err := os.MkdirTemp("", "svc-blackbox-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "blackbox:", err)
@@ -66,6 +67,15 @@ func mainWithCode(m *testing.M) int {
 	}
 	defer stopStripeMock()
 	code := m.Run()
+	fmt.Fprintln(os.Stderr, "blackbox:", contractSummary())
+	if v := unreportedViolations(); len(v) > 0 {
+		fmt.Fprintf(os.Stderr, "blackbox: %d answers do not match the OpenAPI document:\n%s\n", len(v), strings.Join(v, "\n"))
+		code = 1
+	}
+	if err := writeExamples(); err != nil {
+		fmt.Fprintln(os.Stderr, "blackbox:", err)
+		code = 1
+	}
 	if shared.srv != nil {
 		if err := shared.srv.stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "blackbox: shared server:", err)
@@ -314,6 +324,7 @@ func (s *server) do(t testing.TB, r req) *response {
 	if !r.NoCheck {
 		checkCommon(t, r, res)
 	}
+	reportContract(t, res.RequestID) // contract_test.go
 	return res
 }
 
@@ -701,6 +712,7 @@ func launchOn(dbURL string, env map[string]string) (*server, error) {
 		vars[k] = v
 	}
 	s := &server{base: "http://" + addr, addr: addr, dbURL: dbURL, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	serveContract(addr) // its answers are checked against the OpenAPI document
 	s.cmd = exec.Command(svcBin, "serve")
 	s.cmd.Env = childEnv(vars)
 	s.cmd.Stdout = s.stderr
@@ -725,6 +737,10 @@ func launchOn(dbURL string, env map[string]string) (*server, error) {
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
+				if err := loadContract(s.base); err != nil {
+					_ = s.stop()
+					return nil, err
+				}
 				return s, nil
 			}
 		}
