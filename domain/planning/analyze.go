@@ -48,14 +48,19 @@ func (cl *Classifier) AnalyzeContext(ctx context.Context, description string) An
 	clauses := segment(toks)
 	var asks []clause
 	var context []string
+	empty := false // an ask for nothing in particular ("thoughts?", "not sure what to do")
 	for _, c := range clauses {
-		if c.ask {
+		if emptyAsk(c) {
+			empty = true
+		}
+		if c.ask && !emptyAsk(c) {
 			asks = append(asks, c)
 		} else {
 			context = append(context, source(description, c.toks))
 		}
 	}
-	if len(asks) == 0 {
+	asked := len(asks) > 0
+	if !asked {
 		asks = []clause{{toks: toks}}
 	}
 	if intents := cl.intentsOf(description, asks); len(intents) > 1 {
@@ -67,7 +72,7 @@ func (cl *Classifier) AnalyzeContext(ctx context.Context, description string) An
 	}
 	var lexical float64
 	a.Classification, a.Tier, lexical = cl.single(ctx, toks, asks)
-	a.Vague = vague(asks, toks, lexical)
+	a.Vague = cl.vague(asks, asked, empty, toks, lexical)
 	return a
 }
 
@@ -154,17 +159,26 @@ func (cl *Classifier) intentsOf(description string, asks []clause) []Intent {
 		return nil
 	}
 	var out []Intent
+	elaborating := -1 // the sentence that says how to make the last deliverable
 	for _, c := range asks {
-		tt, conf := "", 0.0
-		if d := firstStrong(c.toks); d != "" {
-			tt, conf = d, 0.9
+		tt, conf, byPhrase := "", 0.0, false
+		// a sentence that opens with a verb after a deliverable was asked
+		// for says how to make it ("Apologize, give the new date";
+		// "summarize methods and findings"), unless it announces another
+		// request ("also", "separately") or names its own deliverable
+		elaborates := len(out) > 0 && out[len(out)-1].byPhrase && (!c.opened || c.sentence == elaborating) && !c.split && !c.question
+		if elaborates {
+			elaborating = c.sentence
+		}
+		if d := askedDeliverable(c.toks); d != "" {
+			tt, conf, byPhrase = d, 0.9, true
 			cc := cl.Classify(tokenText(c.toks))
 			if cc.TaskType == tt {
 				conf = max(conf, cc.Confidence)
 			}
-		} else if (c.verb || c.question || c.opened) && contentWords(c.toks) >= 2 {
+		} else if !elaborates && (c.verb || c.question || c.opened || c.split) && contentWords(c.toks) >= 2 {
 			cc := cl.Classify(tokenText(c.toks))
-			if cc.Confidence >= 0.7 {
+			if cc.Confidence >= 0.7 || c.split && cc.Posterior >= 0.9 && cc.Confidence >= 0.5 { // announced requests need less
 				tt, conf = cc.TaskType, cc.Confidence
 			}
 		}
@@ -183,13 +197,25 @@ func (cl *Classifier) intentsOf(description string, asks []clause) []Intent {
 			}
 		}
 		if !merged {
-			out = append(out, Intent{TaskType: tt, Confidence: round3(conf), SourcePhrase: phrase})
+			out = append(out, Intent{TaskType: tt, Confidence: round3(conf), SourcePhrase: phrase, byPhrase: byPhrase})
 		}
 	}
 	if len(out) < 2 {
 		return nil
 	}
 	return out
+}
+
+// askedDeliverable is the type of the first strong deliverable phrase of ts
+// that is asked for, not described ("the interview plan is already set, I
+// just need the posting": the posting).
+func askedDeliverable(ts []token) string {
+	for _, d := range deliverables(ts) {
+		if d.strong && !describesState(ts[d.at:]) {
+			return d.taskType
+		}
+	}
+	return ""
 }
 
 // firstStrong is the type of the first strong deliverable phrase of ts.
@@ -225,9 +251,14 @@ func splitReason(intents []Intent) string {
 // The asks that open with a request verb are judged when there are any;
 // context clauses count only when an ask with a verb of its own refers
 // back to them ("invoice approval takes 3 weeks; speed it up").
-func vague(asks []clause, all []token, confidence float64) bool {
+func (cl *Classifier) vague(asks []clause, asked, empty bool, all []token, confidence float64) bool {
 	if firstStrong(all) != "" {
 		return false
+	}
+	if !asked && (empty || confidence < NoAskFloor) {
+		// nothing is asked ("the client call went badly… not sure what
+		// to do here") and the words point nowhere in particular
+		return true
 	}
 	focus := asks
 	var withVerb []clause
@@ -264,10 +295,68 @@ func vague(asks []clause, all []token, confidence float64) bool {
 		context := contentWords(all)
 		referred := makes && pronoun && context >= 3
 		return !(specific && context >= 2) && !referred
-	case objects == 1 && placeholder && !specific:
-		return true
+	case placeholder && !specific && cl.knownWords(focus) <= 1:
+		return true // "do the usual for the Henderson account": a name is no object
 	}
 	return contentWords(all) <= 1 && confidence < 0.5
+}
+
+// NoAskFloor is the lexical confidence a description with no ask at all
+// (no request verb, no "need", no deliverable, no question with an object)
+// needs to be planned: a note ("warehouse throughput by shift, what
+// stands out") is planned when its words point clearly at one type.
+var NoAskFloor = 0.7
+
+// emptyQuestion is a question with no object ("thoughts?", "where do we
+// even start?", "¿qué opinas?"): it asks for nothing to plan.
+func emptyQuestion(c clause) bool {
+	if !c.question || c.verb || contentWords(c.toks) > 0 {
+		return false
+	}
+	for _, t := range c.toks {
+		if requestVerbs[t.text] && !emptyVerbs[t.text] && !makeVerbs[t.text] && !fillers[t.text] {
+			return false // "how can we streamline it?"
+		}
+	}
+	return true
+}
+
+// emptyAsk is an empty question, or a clause that asks for an opinion or
+// for help in so many words ("not sure what to do here", "any ideas").
+func emptyAsk(c clause) bool {
+	if emptyQuestion(c) {
+		return true
+	}
+	text := " " + tokenText(c.toks) + " "
+	for _, p := range emptyPhrases {
+		if strings.Contains(text, " "+p+" ") && contentWords(c.toks) <= 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// emptyPhrases ask for an opinion or for help without saying with what.
+var emptyPhrases = []string{"what do you think", "not sure what to do", "don't know what", "dont know what", "where do we start",
+	"where do i start", "where do we even start", "where do i even start", "any ideas", "any thoughts", "thoughts", "ideas",
+	"what should we do", "what should i do", "what would you do", "what now", "you know the drill", "what do you suggest",
+	"what do you recommend", "your opinion", "what you think"}
+
+// knownWords counts the object words of clauses that the catalogue knows
+// (names and other unknown words do not count).
+func (cl *Classifier) knownWords(cs []clause) int {
+	n := 0
+	for _, c := range cs {
+		for _, t := range c.toks {
+			if t.punct || t.text == "," || stopwords[t.text] || fillers[t.text] || requestVerbs[t.text] || genericWords[stemWord(t.text)] || placeholders[stemWord(t.text)] {
+				continue
+			}
+			if _, ok := cl.idf[stemWord(t.text)]; ok {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // emptyVerbs ask for nothing in particular, whatever they refer to
@@ -280,4 +369,4 @@ var (
 )
 
 // placeholders stand for an object never named ("the customer thing").
-var placeholders = stemSet(`thing things stuff something anything everything whatever side part bit piece area matter situation`)
+var placeholders = stemSet(`thing things stuff something anything everything whatever side part bit piece area matter situation usual same`)

@@ -108,7 +108,7 @@ func TestLLMTierOnlyBelowThreshold(t *testing.T) {
 	if err != nil || f.calls != 0 || res.Tier != planning.TierLexical {
 		t.Fatalf("a confident description asked the LLM tier: %d calls, tier %s, %v", f.calls, res.Tier, err)
 	}
-	const unsure = "thoughts on drone deliveries of groceries in rural Finland" // lexical confidence 0.35
+	const unsure = "investigate drone deliveries of groceries in rural Finland" // lexical confidence 0.54
 	res, err = pl.Plan(planning.Request{Description: unsure})
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +162,7 @@ func TestProviderEmbeddings(t *testing.T) {
 	cl := planning.NewClassifier(catalog.Default())
 	e := &countingEmbedder{}
 	cl.SetEmbedder(e)
-	const unsure = "thoughts on drone deliveries of groceries in rural Finland"
+	const unsure = "investigate drone deliveries of groceries in rural Finland"
 	cl.Analyze(unsure) // starts the catalogue's embedding
 	deadline := time.Now().Add(10 * time.Second)
 	for e.count() < 100 && time.Now().Before(deadline) {

@@ -15,6 +15,11 @@ type clause struct {
 	verb     bool // it opens (after fillers) with a request verb
 	question bool // it ends with a question mark
 	opened   bool // a splitter or a coordinated deliverable opened it ("separately, ...", "and a press release")
+	// split: it opens with, or was opened by, a word that announces another
+	// request ("also", "separately", "second", "plus")
+	split bool
+	// sentence counts the sentence marks before the clause
+	sentence int
 }
 
 // requestVerbs open an imperative ask (base forms: an imperative is one).
@@ -25,7 +30,8 @@ var requestVerbs = set(`write draft create prepare produce compose build design 
 	translate structure organize organise sort prioritize prioritise help run conduct perform synthesize synthesise document describe
 	determine validate verify test benchmark size model lay sketch spec brainstorm mark sanity-check stress-test go dig look put come
 	break work do make get pick choose select decide figure whip knock sum scope frame collect gather compile redo revise polish craft
-	assemble spin take think handle own deal care start continue finish move follow`)
+	assemble spin take think handle own deal care start continue finish move follow apply add vet grab say flag spot assign
+	highlight proofread choose decide tell pick evaluate quantify rewrite shorten expand localize`)
 
 // askWords make a clause an ask wherever they stand ("we need a JD").
 var askWords = set(`need needs want wants require requires looking request requesting`)
@@ -38,7 +44,7 @@ var fillers = set(`please pls plz kindly can could would will you u i we i'd we'
 
 // splitters start a new clause when they follow "and" or a comma, or stand
 // alone: "and also", "separately", "plus", "then".
-var splitters = set(`also separately additionally plus then lastly finally secondly next`)
+var splitters = set(`also separately additionally plus then lastly finally second secondly third thirdly fourth next unrelated besides meanwhile`)
 
 func stemSet(words string) map[string]bool {
 	m := map[string]bool{}
@@ -54,41 +60,102 @@ func stemSet(words string) map[string]bool {
 func segment(ts []token) []clause {
 	var out []clause
 	cur := []token{}
-	opened := false
+	opened, split, sentence := false, false, 0
 	flush := func(question bool) {
 		if len(cur) > 0 {
-			out = append(out, clause{toks: cur, question: question, opened: opened})
+			if splitters[cur[0].text] || cur[0].text == "and" || cur[0].text == "+" {
+				split = true
+			}
+			out = append(out, clause{toks: cur, question: question, opened: opened, split: split, sentence: sentence})
 		}
 		cur = []token{}
-		opened = false
+		opened, split = false, false
 	}
 	for i := 0; i < len(ts); i++ {
 		t := ts[i]
 		if t.punct {
 			flush(t.text == "?")
+			sentence++
 			continue
 		}
 		w := stemWord(t.text)
 		if (w == "and" || t.text == "," || w == "then" || w == "plus" || w == "+" || w == "&") && len(cur) > 0 && opensAsk(ts[i+1:], t.text == ",") {
 			flush(false)
-			opened = true
+			// "and"/"then"/"plus" coordinate a new request; a comma alone
+			// may only list how to make the last one ("apologize, give
+			// the new date, offer 10 % off")
+			opened, split = true, t.text != "," || i+1 < len(ts) && (splitters[ts[i+1].text] || ts[i+1].text == "and")
 			continue
 		}
 		if raw := fold(t.text); splitters[raw] && len(cur) >= 3 && (raw == "separately" || raw == "additionally" || raw == "lastly" || raw == "finally") {
 			flush(false)
-			opened = true
+			opened, split = true, true
 			continue
 		}
 		cur = append(cur, t)
 	}
 	flush(false)
+	for i := 0; i+1 < len(out); i++ {
+		if onlySplitters(out[i].toks) { // "Unrelated: classify …", "Second thing: …"
+			out[i+1].split = true
+		}
+	}
 	for i := range out {
 		out[i].verb, out[i].ask = askOf(out[i].toks)
+		if i == 0 && !out[i].question && len(out[i].toks) > 2 && questionOpeners[out[i].toks[0].text] {
+			out[i].question = true // "who is the CEO of Nvidia", without its mark
+		}
 		if out[i].question || out[i].opened {
 			out[i].ask = true
 		}
 	}
 	return out
+}
+
+// onlySplitters reports whether a clause is only words that announce
+// another request ("Unrelated", "Second thing", "Also").
+func onlySplitters(ts []token) bool {
+	for _, t := range ts {
+		if !splitters[t.text] && !fillers[t.text] && t.text != "thing" && t.text != "," {
+			return false
+		}
+	}
+	return len(ts) > 0
+}
+
+// questionOpeners open a question even without its question mark.
+var questionOpeners = set(`who what when where which why how whats what's who's how's`)
+
+// stateWords tell that a deliverable named in a clause exists already or
+// is being described ("the PRD is attached", "the project plan already
+// exists", "his code reviews are slow"): such a clause is context, not an
+// ask for it.
+var stateWords = set(`is are was were be been being isn't aren't wasn't has have had exists exist existed done attached approved
+	final finalised finalized finished complete completed ready went came concluded already below above almost wrapped accepted
+	signed shipped published sent live underway ongoing`)
+
+// relatives open a clause about something else ("a reply to this customer
+// who's angry their order is late").
+var relatives = set(`who who's whose which that where when because since if whom`)
+
+// describesState reports whether the first deliverable phrase of ts is
+// followed, within six words and before a comma or a clause mark, by a
+// state word; words in parentheses ("(notes attached)") do not count.
+func describesState(ts []token) bool {
+	d := deliverables(ts[:min(len(ts), 8)])
+	if len(d) == 0 {
+		return false
+	}
+	end := d[0].at + d[0].n
+	for _, t := range ts[end:min(len(ts), end+6)] {
+		if t.punct || t.text == "," || relatives[t.text] {
+			return false
+		}
+		if stateWords[t.text] && !t.aside {
+			return true
+		}
+	}
+	return false
 }
 
 // opensAsk reports whether ts begins a new ask: after optional splitters and
@@ -103,11 +170,11 @@ func opensAsk(ts []token, afterComma bool) bool {
 		}
 		i++
 	}
-	if i >= len(ts) || ts[i].punct {
+	if i >= len(ts) || ts[i].punct || ts[i].aside {
 		return false
 	}
 	for j := i; j < min(len(ts), i+4); j++ {
-		if w := fold(ts[j].text); w == "separate" || w == "separately" {
+		if w := ts[j].text; w == "separately" || w == "separate" && j > 0 && ts[j-1].text == "a" {
 			sawSplitter = true // "and, in a separate doc, ..."
 		}
 	}
@@ -115,32 +182,30 @@ func opensAsk(ts []token, afterComma bool) bool {
 		return true
 	}
 	w := stemWord(ts[i].text)
-	if requestVerbs[ts[i].text] && (afterComma && !nounVerbs[ts[i].text] || i+1 < len(ts) && (determiners[stemWord(ts[i+1].text)] || objectPronouns[stemWord(ts[i+1].text)] || splitters[ts[i+1].text])) {
+	if requestVerbs[ts[i].text] && i+1 < len(ts) && (determiners[stemWord(ts[i+1].text)] || objectPronouns[stemWord(ts[i+1].text)] ||
+		splitters[ts[i+1].text] || leadingDeliverable(ts[i+1:], false)) {
 		return true
 	}
 	if determiners[w] {
-		return i+1 < len(ts) && leadingDeliverable(ts[i+1:])
+		return leadingDeliverable(ts[i:], true) && !describesState(ts[i:])
 	}
-	d := deliverables(ts[i:min(len(ts), i+5)])
-	return len(d) > 0 && d[0].at == 0 && d[0].strong
+	return false
 }
 
 // determiners open a noun phrase.
 var determiners = stemSet(`a an the our my your their this these that those some one two three another his her its`)
 
-// leadingDeliverable reports whether a strong deliverable phrase opens ts,
-// after at most two modifiers ("a 3-year strategic plan").
-func leadingDeliverable(ts []token) bool {
-	d := deliverables(ts[:min(len(ts), 7)])
-	return len(d) > 0 && d[0].at <= 2 && d[0].strong
+// leadingDeliverable reports whether a strong deliverable phrase opens ts:
+// after an article at most two modifiers may come first ("a 3-year
+// strategic plan"), otherwise none.
+func leadingDeliverable(ts []token, afterArticle bool) bool {
+	d := deliverables(ts[:min(len(ts), 8)])
+	limit := 0
+	if afterArticle {
+		limit = 3 // the article and two modifiers
+	}
+	return len(d) > 0 && d[0].at <= limit && d[0].strong
 }
-
-// nounVerbs are request verbs as often nouns ("…, forecast for 3 years",
-// "…, review by Friday"): after a comma they open an ask only before an
-// article, a pronoun or a splitter, like any verb after "and".
-var nounVerbs = set(`forecast plan review design draft map model test score rate rank list outline update sketch document
-	structure set size mark check answer research audit estimate report budget schedule spec benchmark tag label group cluster
-	sort brief scope frame`)
 
 // objectPronouns may follow a request verb after "and" ("and send it");
 // after a bare "and" a verb opens an ask only before one of these or a
@@ -153,7 +218,7 @@ var objectPronouns = stemSet(`it them me us him her all each every up out togeth
 // that opens with a deliverable ("JD for a senior data engineer, remote").
 func askOf(ts []token) (verb, ask bool) {
 	i := 0
-	for i < len(ts) && fillers[ts[i].text] {
+	for i < len(ts) && (fillers[ts[i].text] || splitters[ts[i].text] || ts[i].text == ",") {
 		i++
 	}
 	if i < len(ts) && requestVerbs[ts[i].text] {
@@ -164,11 +229,13 @@ func askOf(ts []token) (verb, ask bool) {
 			return false, true
 		}
 	}
-	j := i
-	if j < len(ts) && determiners[stemWord(ts[j].text)] {
-		j++
+	if describesState(ts) {
+		return false, false
 	}
-	return false, j < len(ts) && leadingDeliverable(ts[j:])
+	if i < len(ts) && (determiners[stemWord(ts[i].text)] || strings.HasSuffix(ts[i].text, "'s")) {
+		return false, leadingDeliverable(ts[i:], true) // "Mark's annual performance review"
+	}
+	return false, i < len(ts) && leadingDeliverable(ts[i:], false)
 }
 
 // contentWords counts the words of ts that say what is wanted: not

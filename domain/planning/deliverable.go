@@ -25,7 +25,7 @@ var deliverablePhrases = map[string][]string{
 		"slack announcement", "internal comms", "internal communication", "email to all staff", "email to the whole company",
 		"note to the team", "message to staff", "email to all employees", "email to employees", "email to staff",
 		"email to the team", "email to everyone", "message to everyone", "memo to all staff", "email to the company", "all-staff email",
-		"all staff email", "all-hands announcement", "announcement for employees", "announcement for staff", "message to all staff", "message to employees", "message to the team", "announcement email"},
+		"all staff email", "all-hands announcement", "company-wide announcement", "company wide announcement", "companywide announcement", "announcement for employees", "announcement for staff", "message to all staff", "message to employees", "message to the team", "announcement email"},
 	"code_review": {"code review", "pull request", "pr review", "review of the pr", "merge request", "diff review", "review this code", "review my code", "review our code"},
 	"architecture_design": {"system design", "architecture design", "software architecture", "technical design", "reference architecture",
 		"architecture proposal", "architecture doc", "design doc for the system", "target architecture", "solution architecture"},
@@ -169,7 +169,7 @@ func deliverables(ts []token) []found {
 			if i+len(p.words) > len(ts) || !equalWords(stems[i:i+len(p.words)], p.words) {
 				continue
 			}
-			if isInput(stems, i) && !inputTypes[p.taskType] || p.taskType == "compose" && !madeHere(stems, i) {
+			if isInput(stems, i) && !inputTypes[p.taskType] || p.taskType == "compose" && !madeHere(stems, i) || negated(stems, i) {
 				// "from this article", "these blog posts": material, not the deliverable
 				i += len(p.words) - 1
 				matched = true
@@ -206,6 +206,19 @@ var inputTypes = map[string]bool{"code_review": true, "financial_model_review": 
 func isInput(stems []string, i int) bool {
 	return i > 0 && inputMarkers[stems[i-1]] || i > 1 && inputMarkers[stems[i-2]]
 }
+
+// negated reports whether the phrase at i is refused ("not another
+// postmortem", "I don't need an audit", "instead of a PRD").
+func negated(stems []string, i int) bool {
+	for j := max(0, i-3); j < i; j++ {
+		if negations[stems[j]] {
+			return true
+		}
+	}
+	return false
+}
+
+var negations = set(`not no don't dont doesn't never instead rather without nor`)
 
 // madeHere reports whether a short text (a tweet, a caption, a headline)
 // is the thing to make, not the material: it opens the clause, or follows

@@ -12,6 +12,8 @@ type Intent struct {
 	TaskType     string  `json:"task_type"`
 	Confidence   float64 `json:"confidence"`
 	SourcePhrase string  `json:"source_phrase"`
+
+	byPhrase bool // a deliverable phrase named it
 }
 
 var filler = regexp.MustCompile(`(?i)^(please\s+|can you\s+|could you\s+|i need( you)? to\s+|i need\s+|we need( you)? to\s+|we need\s+|help me\s+|i want( you)? to\s+|we want to\s+)+`)

@@ -33,6 +33,8 @@ type token struct {
 	// weak marks one that says little about what is wanted (a lower-case
 	// German word: German capitalises its nouns; a short word elsewhere).
 	unknown, weak bool
+	// aside is a word in parentheses: material, not the request's state
+	aside bool
 }
 
 // lexicon maps a language's accent-folded words and phrases to English.
@@ -137,10 +139,16 @@ func splitWords(s string) []string {
 func scan(s string) []token {
 	var out []token
 	start := -1
+	quoted, depth := false, 0
 	flush := func(end int) {
 		if start < 0 {
 			return
 		}
+		defer func(from int) {
+			for k := from; k < len(out); k++ {
+				out[k].aside = depth > 0
+			}
+		}(len(out))
 		w := s[start:end]
 		if i := strings.IndexAny(w, "'’"); i > 0 && i < len(w)-1 && elisions[w[:i]] {
 			quote := len("'")
@@ -149,29 +157,43 @@ func scan(s string) []token {
 			}
 			out = append(out, token{text: w[:i+1], start: start, end: start + i + quote})
 			out = append(out, token{text: w[i+quote:], start: start + i + quote, end: end})
+		} else if strings.Trim(w, "-") == "" {
+			out = append(out, token{text: ".", start: start, end: end, punct: true}) // a dash between words
 		} else {
 			out = append(out, token{text: strings.Trim(w, "-/'’"), start: start, end: end})
 		}
 		start = -1
 	}
-	quoted := false
 	for i, r := range s {
-		if strings.ContainsRune(`"“”«»„`, r) || r == '\'' && quoteMark(s, i, start >= 0) {
+		if strings.ContainsRune("\"“”«»„`", r) || r == '\'' && quoteMark(s, i, start >= 0) {
 			flush(i)
 			quoted = !quoted
 			continue
 		}
 		switch {
+		case r == '(' || r == ')':
+			flush(i)
+			if r == '(' {
+				depth++
+			} else if depth > 0 {
+				depth--
+			} else if n := len(out); n > 0 && isDigits(out[n-1].text) && len(out[n-1].text) <= 2 {
+				out[n-1] = token{text: ".", start: out[n-1].start, end: i + 1, punct: true} // "1) ...": a list item
+			}
+			continue
 		case quoted && strings.ContainsRune(".;?!:", r):
 			flush(i) // a quoted question is material, not a clause of the request
+		case r == '\n' || r == '•':
+			flush(i)
+			out = append(out, token{text: ".", start: i, end: i + len(string(r)), punct: true}) // a line or a bullet is an item
 		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '/' || r == '\'' || r == '’' || r == '&':
 			if start < 0 {
 				start = i
 			}
 		default:
 			flush(i)
-			if strings.ContainsRune(".;?!:", r) {
-				out = append(out, token{text: string(r), start: i, end: i + 1, punct: true})
+			if strings.ContainsRune(".;?!:–—", r) {
+				out = append(out, token{text: string(r), start: i, end: i + len(string(r)), punct: true})
 			} else if r == ',' || r == '+' {
 				out = append(out, token{text: string(r), start: i, end: i + 1})
 			}
