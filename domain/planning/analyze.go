@@ -81,29 +81,31 @@ func (cl *Classifier) AnalyzeContext(ctx context.Context, description string) An
 // over its asks, or over the whole text when the asks alone say too little.
 // The lexical confidence is returned too: vagueness is judged on it.
 func (cl *Classifier) single(ctx context.Context, all []token, asks []clause) (Classification, string, float64) {
+	for _, c := range asks {
+		if tt := askedDeliverable(c.toks); tt != "" {
+			return decided(cl.Classify(tokenText(c.toks)), tt), TierLexical, 1
+		}
+	}
 	var askToks []token
 	for _, c := range asks {
 		askToks = append(askToks, c.toks...)
 	}
-	whole := cl.Classify(tokenText(all))
-	ask := cl.Classify(tokenText(askToks))
-	best := ask
-	if whole.Confidence > ask.Confidence+0.15 {
-		best = whole
+	best := cl.Classify(tokenText(askToks))
+	if len(askToks) != len(all) {
+		if whole := cl.Classify(tokenText(all)); whole.Confidence > best.Confidence+0.15 {
+			best = whole
+		}
 	}
 	var weak string
 	for _, c := range asks {
 		for _, d := range deliverables(c.toks) {
-			if d.strong {
-				return withType(cl, best, d.taskType, tokenText(c.toks)), TierLexical, 1
-			}
-			if weak == "" {
+			if !d.strong && weak == "" {
 				weak = d.taskType
 			}
 		}
 	}
 	if weak != "" && best.TaskType != weak && best.Confidence < 0.6 {
-		return withType(cl, best, weak, tokenText(askToks)), TierLexical, best.Confidence
+		return decided(best, weak), TierLexical, best.Confidence
 	}
 	if best.Confidence >= embedBelow || best.TaskType == "" {
 		return best, TierLexical, best.Confidence
@@ -117,35 +119,22 @@ func (cl *Classifier) single(ctx context.Context, all []token, asks []clause) (C
 		return best, TierLexical, best.Confidence
 	}
 	if lead >= embedMargin {
-		c := cl.scoreAs(tokenText(all), tt)
-		c.TaskType, c.Runner = tt, best.TaskType
+		c := best
+		c.TaskType, c.Runner, c.Evidence = tt, best.TaskType, nil
 		c.Confidence = round3(max(best.Confidence, min(0.9, 0.5+lead*5)))
 		return c, TierEmbedding, best.Confidence
 	}
 	return best, TierLexical, best.Confidence
 }
 
-// withType is c turned to task type tt, decided by a deliverable phrase:
-// its confidence is at least 0.9.
-func withType(cl *Classifier, c Classification, tt, text string) Classification {
-	if c.TaskType == tt {
-		c.Confidence = max(c.Confidence, 0.9)
-		return c
-	}
-	runner := c.TaskType
-	c = cl.scoreAs(text, tt)
-	c.TaskType, c.Runner = tt, runner
-	c.Confidence = max(c.Confidence, 0.9)
-	return c
-}
-
-// scoreAs classifies text and keeps its evidence for type tt when tt is
-// the winner; otherwise only the support.
-func (cl *Classifier) scoreAs(text, tt string) Classification {
-	c := cl.Classify(text)
+// decided is classification c turned to task type tt, named by a
+// deliverable phrase: its confidence is at least 0.9, its evidence kept
+// only when the naive Bayes agreed.
+func decided(c Classification, tt string) Classification {
 	if c.TaskType != tt {
-		c.Evidence = nil
+		c.TaskType, c.Runner, c.Evidence = tt, c.TaskType, nil
 	}
+	c.Confidence = max(c.Confidence, 0.9)
 	return c
 }
 
@@ -159,17 +148,17 @@ func (cl *Classifier) intentsOf(description string, asks []clause) []Intent {
 		return nil
 	}
 	var out []Intent
-	elaborating := -1 // the sentence that says how to make the last deliverable
 	for _, c := range asks {
 		tt, conf, byPhrase := "", 0.0, false
 		// a sentence that opens with a verb after a deliverable was asked
 		// for says how to make it ("Apologize, give the new date";
 		// "summarize methods and findings"), unless it announces another
 		// request ("also", "separately") or names its own deliverable
-		elaborates := len(out) > 0 && out[len(out)-1].byPhrase && (!c.opened || c.sentence == elaborating) && !c.split && !c.question
-		if elaborates {
-			elaborating = c.sentence
-		}
+		// after a deliverable named by a phrase, a clause split off by a
+		// semicolon elaborates it too ("…studies from 2015 onward;
+		// summarize methods and findings"); after an atomic ask it is the
+		// next item of a list ("classify these …; grade the …")
+		elaborates := len(out) > 0 && (!c.split || c.semicolon && out[len(out)-1].byPhrase)
 		if d := askedDeliverable(c.toks); d != "" {
 			tt, conf, byPhrase = d, 0.9, true
 			cc := cl.Classify(tokenText(c.toks))
@@ -178,7 +167,11 @@ func (cl *Classifier) intentsOf(description string, asks []clause) []Intent {
 			}
 		} else if !elaborates && (c.verb || c.question || c.opened || c.split) && contentWords(c.toks) >= 2 {
 			cc := cl.Classify(tokenText(c.toks))
-			if cc.Confidence >= 0.7 || c.split && cc.Posterior >= 0.9 && cc.Confidence >= 0.5 { // announced requests need less
+			confident := cc.Confidence >= 0.7 || c.split && cc.Posterior >= 0.9 && cc.Confidence >= 0.5 // announced requests need less
+			if c.question && !c.verb && cc.TaskType != "quick_research" && len(out) > 0 {
+				confident = false // "what went wrong, why monitoring missed it?" lists contents
+			}
+			if confident {
 				tt, conf = cc.TaskType, cc.Confidence
 			}
 		}
@@ -255,7 +248,7 @@ func (cl *Classifier) vague(asks []clause, asked, empty bool, all []token, confi
 	if firstStrong(all) != "" {
 		return false
 	}
-	if !asked && (empty || confidence < NoAskFloor) {
+	if !asked && (empty || confidence < NoAskFloor && narrative(all) || confidence < fragmentFloor) {
 		// nothing is asked ("the client call went badly… not sure what
 		// to do here") and the words point nowhere in particular
 		return true
@@ -307,6 +300,27 @@ func (cl *Classifier) vague(asks []clause, asked, empty bool, all []token, confi
 // stands out") is planned when its words point clearly at one type.
 var NoAskFloor = 0.7
 
+// fragmentFloor is NoAskFloor for a note that opens with what it wants
+// ("quick sentiment score for each of these tweets", "survey of papers on
+// …"): only a description the catalogue hardly knows is refused.
+const fragmentFloor = 0.3
+
+// narrative reports whether a description tells a story rather than names
+// a thing: it opens with a pronoun, an article or a greeting ("We've grown
+// from 20 to 80 people…", "The client call went badly…").
+func narrative(ts []token) bool {
+	for _, t := range ts {
+		if t.punct || t.text == "," {
+			continue
+		}
+		return narrativeOpeners[t.text] || strings.ContainsAny(t.text, "'’")
+	}
+	return false
+}
+
+var narrativeOpeners = set(`i we our my the they it there this that so ok okay hey hi hello things everything nothing lots big since
+	after following looking re fwd fw he she their your us me just honestly well anyway basically`)
+
 // emptyQuestion is a question with no object ("thoughts?", "where do we
 // even start?", "¿qué opinas?"): it asks for nothing to plan.
 func emptyQuestion(c clause) bool {
@@ -340,7 +354,8 @@ func emptyAsk(c clause) bool {
 var emptyPhrases = []string{"what do you think", "not sure what to do", "don't know what", "dont know what", "where do we start",
 	"where do i start", "where do we even start", "where do i even start", "any ideas", "any thoughts", "thoughts", "ideas",
 	"what should we do", "what should i do", "what would you do", "what now", "you know the drill", "what do you suggest",
-	"what do you recommend", "your opinion", "what you think"}
+	"what do you recommend", "your opinion", "what you think", "can you help", "help me", "help us", "what do we do", "what we do",
+	"help me out", "help us out"}
 
 // knownWords counts the object words of clauses that the catalogue knows
 // (names and other unknown words do not count).

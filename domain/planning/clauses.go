@@ -20,6 +20,8 @@ type clause struct {
 	split bool
 	// sentence counts the sentence marks before the clause
 	sentence int
+	// semicolon: a semicolon, not a list mark, split it off
+	semicolon bool
 }
 
 // requestVerbs open an imperative ask (base forms: an imperative is one).
@@ -34,7 +36,7 @@ var requestVerbs = set(`write draft create prepare produce compose build design 
 	highlight proofread choose decide tell pick evaluate quantify rewrite shorten expand localize`)
 
 // askWords make a clause an ask wherever they stand ("we need a JD").
-var askWords = set(`need needs want wants require requires looking request requesting`)
+var askWords = set(`need needs want wants require requires looking request requesting help`)
 
 // fillers may precede the verb of an ask ("please", "can you", "I need
 // you to"); they are skipped when looking for it.
@@ -60,32 +62,39 @@ func stemSet(words string) map[string]bool {
 func segment(ts []token) []clause {
 	var out []clause
 	cur := []token{}
-	opened, split, sentence := false, false, 0
+	opened, split, semicolon, sentence := false, false, false, 0
 	flush := func(question bool) {
 		if len(cur) > 0 {
 			if splitters[cur[0].text] || cur[0].text == "and" || cur[0].text == "+" {
-				split = true
+				split, semicolon = true, false
 			}
-			out = append(out, clause{toks: cur, question: question, opened: opened, split: split, sentence: sentence})
+			out = append(out, clause{toks: cur, question: question, opened: opened, split: split, sentence: sentence, semicolon: semicolon})
 		}
 		cur = []token{}
-		opened, split = false, false
+		opened, split, semicolon = false, false, false
 	}
 	for i := 0; i < len(ts); i++ {
 		t := ts[i]
 		if t.punct {
 			flush(t.text == "?")
 			sentence++
+			// a semicolon or a list mark separates items; what follows is
+			// announced as a request of its own
+			split, semicolon = t.item, t.text == ";"
 			continue
 		}
 		w := stemWord(t.text)
-		if (w == "and" || t.text == "," || w == "then" || w == "plus" || w == "+" || w == "&") && len(cur) > 0 && opensAsk(ts[i+1:], t.text == ",") {
-			flush(false)
-			// "and"/"then"/"plus" coordinate a new request; a comma alone
-			// may only list how to make the last one ("apologize, give
-			// the new date, offer 10 % off")
-			opened, split = true, t.text != "," || i+1 < len(ts) && (splitters[ts[i+1].text] || ts[i+1].text == "and")
-			continue
+		if w == "and" || t.text == "," || w == "then" || w == "plus" || w == "+" || w == "&" {
+			if ok, statement := opensAsk(ts[i+1:], t.text == ","); ok && len(cur) > 0 {
+				flush(false)
+				// "and"/"then"/"plus" coordinate a new request; a comma
+				// alone may only list how to make the last one ("apologize,
+				// give the new date, offer 10 % off"), and "and we want to
+				// improve cash flow" states a goal
+				opened = true
+				split = !statement && (t.text != "," || i+1 < len(ts) && (splitters[ts[i+1].text] || ts[i+1].text == "and"))
+				continue
+			}
 		}
 		if raw := fold(t.text); splitters[raw] && len(cur) >= 3 && (raw == "separately" || raw == "additionally" || raw == "lastly" || raw == "finally") {
 			flush(false)
@@ -132,7 +141,7 @@ var questionOpeners = set(`who what when where which why how whats what's who's 
 // ask for it.
 var stateWords = set(`is are was were be been being isn't aren't wasn't has have had exists exist existed done attached approved
 	final finalised finalized finished complete completed ready went came concluded already below above almost wrapped accepted
-	signed shipped published sent live underway ongoing`)
+	signed shipped published sent`)
 
 // relatives open a clause about something else ("a reply to this customer
 // who's angry their order is late").
@@ -161,17 +170,22 @@ func describesState(ts []token) bool {
 // opensAsk reports whether ts begins a new ask: after optional splitters and
 // fillers, a request verb, or a deliverable phrase (after an article). Loose
 // accepts a bare deliverable too ("then the JD").
-func opensAsk(ts []token, afterComma bool) bool {
+func opensAsk(ts []token, afterComma bool) (ok, statement bool) {
 	i := 0
-	sawSplitter := false
+	sawSplitter, sawAnd := false, false
 	for i < len(ts) && !ts[i].punct && (splitters[fold(ts[i].text)] || fillers[ts[i].text]) {
-		if splitters[fold(ts[i].text)] {
+		switch {
+		case splitters[fold(ts[i].text)]:
 			sawSplitter = true
+		case ts[i].text == "and":
+			sawAnd = true
+		case subjects[ts[i].text]:
+			statement = true
 		}
 		i++
 	}
 	if i >= len(ts) || ts[i].punct || ts[i].aside {
-		return false
+		return false, false
 	}
 	for j := i; j < min(len(ts), i+4); j++ {
 		if w := ts[j].text; w == "separately" || w == "separate" && j > 0 && ts[j-1].text == "a" {
@@ -179,21 +193,29 @@ func opensAsk(ts []token, afterComma bool) bool {
 		}
 	}
 	if sawSplitter {
-		return true
+		return true, false
 	}
 	w := stemWord(ts[i].text)
 	if requestVerbs[ts[i].text] && i+1 < len(ts) && (determiners[stemWord(ts[i+1].text)] || objectPronouns[stemWord(ts[i+1].text)] ||
 		splitters[ts[i+1].text] || leadingDeliverable(ts[i+1:], false)) {
-		return true
+		return true, statement
+	}
+	if w == "of" && i+1 < len(ts) && determiners[stemWord(ts[i+1].text)] { // "et d'un PRD": "and of a PRD"
+		i++
+		w = stemWord(ts[i].text)
 	}
 	if determiners[w] {
-		return leadingDeliverable(ts[i:], true) && !describesState(ts[i:])
+		return leadingDeliverable(ts[i:], true) && !describesState(ts[i:]), statement
 	}
-	return false
+	// ", and due diligence on Datadog": a bare deliverable after ", and"
+	return afterComma && sawAnd && leadingDeliverable(ts[i:], false) && !describesState(ts[i:]), statement
 }
 
+// subjects make a coordinated clause a statement ("and we want to …").
+var subjects = set(`i we they he she`)
+
 // determiners open a noun phrase.
-var determiners = stemSet(`a an the our my your their this these that those some one two three another his her its`)
+var determiners = stemSet(`a an the our my your their this these that those some one two three another his her its each every all`)
 
 // leadingDeliverable reports whether a strong deliverable phrase opens ts:
 // after an article at most two modifiers may come first ("a 3-year
@@ -278,4 +300,4 @@ var genericWords = stemSet(`thing things stuff something anything everything wha
 	think know sure possible maybe perhaps probably really actually somehow properly done finished ready deliver deliverable
 	handle sort deal presentation slides deck one ones end follow discuss ahead forward phase going hand nothing big offsite care
 	question questions visibility everyone everybody nobody someone people way start move together before after even too ready doing
-	quarter done stuff through`)
+	quarter done stuff through prepared`)

@@ -35,6 +35,9 @@ type token struct {
 	unknown, weak bool
 	// aside is a word in parentheses: material, not the request's state
 	aside bool
+	// item marks a clause mark that separates list items: a semicolon, a
+	// line break, a bullet, "1)" or "(b)"
+	item bool
 }
 
 // lexicon maps a language's accent-folded words and phrases to English.
@@ -139,7 +142,7 @@ func splitWords(s string) []string {
 func scan(s string) []token {
 	var out []token
 	start := -1
-	quoted, depth := false, 0
+	quoted, depth, opened := false, 0, -1
 	flush := func(end int) {
 		if start < 0 {
 			return
@@ -173,19 +176,26 @@ func scan(s string) []token {
 		switch {
 		case r == '(' || r == ')':
 			flush(i)
-			if r == '(' {
+			switch {
+			case r == '(':
 				depth++
-			} else if depth > 0 {
+				opened = len(out)
+			case depth > 0 && len(out) == opened+1 && listMark(out[opened].text):
 				depth--
-			} else if n := len(out); n > 0 && isDigits(out[n-1].text) && len(out[n-1].text) <= 2 {
-				out[n-1] = token{text: ".", start: out[n-1].start, end: i + 1, punct: true} // "1) ...": a list item
+				out[opened] = token{text: ".", start: out[opened].start, end: i + 1, punct: true, item: true} // "(1) …", "(b) …": a list item
+			case depth > 0:
+				depth--
+			default:
+				if n := len(out); n > 0 && listMark(out[n-1].text) {
+					out[n-1] = token{text: ".", start: out[n-1].start, end: i + 1, punct: true, item: true} // "1) …": a list item
+				}
 			}
 			continue
 		case quoted && strings.ContainsRune(".;?!:", r):
 			flush(i) // a quoted question is material, not a clause of the request
 		case r == '\n' || r == '•':
 			flush(i)
-			out = append(out, token{text: ".", start: i, end: i + len(string(r)), punct: true}) // a line or a bullet is an item
+			out = append(out, token{text: ".", start: i, end: i + len(string(r)), punct: true, item: true}) // a line or a bullet is an item
 		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '/' || r == '\'' || r == '’' || r == '&':
 			if start < 0 {
 				start = i
@@ -193,7 +203,7 @@ func scan(s string) []token {
 		default:
 			flush(i)
 			if strings.ContainsRune(".;?!:–—", r) {
-				out = append(out, token{text: string(r), start: i, end: i + len(string(r)), punct: true})
+				out = append(out, token{text: string(r), start: i, end: i + len(string(r)), punct: true, item: r == ';'})
 			} else if r == ',' || r == '+' {
 				out = append(out, token{text: string(r), start: i, end: i + 1})
 			}
@@ -207,6 +217,12 @@ func scan(s string) []token {
 		}
 	}
 	return kept
+}
+
+// listMark reports whether a word marks a list item before ")": one or
+// two digits or one letter a–h.
+func listMark(w string) bool {
+	return isDigits(w) && len(w) <= 2 || len(w) == 1 && w[0] >= 'a' && w[0] <= 'h'
 }
 
 // elisions are the French words that lose their vowel before another
@@ -272,6 +288,19 @@ func detectLanguage(words []string) string {
 	for _, lang := range languages {
 		if score[lang] > bestN || best != "en" && score[lang] == bestN && known[lang] > known[best] {
 			best, bestN = lang, score[lang]
+		}
+	}
+	if best == "en" {
+		// few function words ("Marktanalyse zum Dienstrad-Leasing für
+		// Unternehmen in Deutschland: …"): a lexicon that knows most words
+		for _, lang := range languages {
+			if score[lang] > 0 && score[lang] >= score["en"] && known[lang] >= 3 && float64(known[lang]) >= 0.4*float64(len(words)) &&
+				(best == "en" || known[lang] > known[best]) {
+				best = lang
+			}
+		}
+		if best != "en" {
+			return best
 		}
 	}
 	if best != "en" && bestN < 2 && score["en"] == 0 {
