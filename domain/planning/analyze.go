@@ -96,6 +96,18 @@ func (cl *Classifier) single(ctx context.Context, all []token, asks []clause) (C
 			best = whole
 		}
 	}
+	verb := ""
+	if len(asks) > 0 {
+		verb = leadVerb(asks[0].toks)
+	}
+	if tt := verbKind(verb, scoringKind(best.TaskType, askToks)); tt != best.TaskType {
+		return decided(best, tt), TierLexical, best.Confidence
+	}
+	if len(asks) == 1 && factualQuestion(asks[0]) && best.TaskType != "quick_research" {
+		// "from what date do the EU AI Act rules apply?" asks for a fact,
+		// whatever its topic
+		return decided(best, "quick_research"), TierLexical, best.Confidence
+	}
 	var weak string
 	for _, c := range asks {
 		for _, d := range deliverables(c.toks) {
@@ -126,6 +138,115 @@ func (cl *Classifier) single(ctx context.Context, all []token, asks []clause) (C
 	}
 	return best, TierLexical, best.Confidence
 }
+
+// leadVerb is the request verb a clause opens with, after fillers, or "".
+func leadVerb(ts []token) string {
+	for _, t := range ts {
+		switch {
+		case fillers[t.text] || splitters[t.text] || t.text == ",":
+			continue
+		case requestVerbs[t.text]:
+			return t.text
+		}
+		return ""
+	}
+	return ""
+}
+
+// verbKind lets the verb of an atomic ask decide between neighbours the
+// naive Bayes confuses: "cluster these reviews into themes" is `cluster`,
+// not a research synthesis; "grade these answers" is `grade_set`;
+// "classify each supplier as …" is `quick_classification`.
+func verbKind(verb, tt string) string {
+	switch {
+	case (verb == "cluster" || verb == "group") && tt == "user_research_synthesis":
+		return "cluster"
+	case (verb == "grade" || verb == "mark") && (tt == "score" || tt == "quick_scoring"):
+		return "grade_set"
+	case (verb == "classify" || verb == "categorize" || verb == "categorise") && tt != "tag":
+		return "quick_classification"
+	case (verb == "rerank" || verb == "re-rank" || verb == "reorder") && tt != "rerank":
+		return "rerank"
+	}
+	return tt
+}
+
+// families are atomic types that one ask often touches together: a
+// second clause of the same family is the same job.
+var families = map[string]int{"score": 1, "quick_scoring": 1, "grade_set": 1, "tag": 2, "quick_classification": 2,
+	"extract_entities": 3, "quick_extraction": 3, "cluster": 4, "user_research_synthesis": 4}
+
+func siblings(a, b string) bool { return families[a] != 0 && families[a] == families[b] }
+
+// scoringKind tells the two scoring types apart: several criteria ("against
+// our ICP: size, industry, budget", "with RICE") make a `score`; a quick
+// pass on one dimension ("quickly rate each 1-5 for urgency") a
+// `quick_scoring`. Other types pass through.
+func scoringKind(tt string, ts []token) string {
+	if tt != "score" && tt != "quick_scoring" {
+		return tt
+	}
+	quick, criteria, commas := false, false, 0
+	on, listed := false, 0
+	for _, t := range ts {
+		switch {
+		case quickMarkers[t.text]:
+			quick = true
+		case criteriaMarkers[t.text]:
+			criteria = true
+		case t.text == ",":
+			commas++
+		}
+		switch {
+		case t.text == "on" || t.text == "across" || t.text == "by":
+			on = true
+		case on && (t.text == "," || t.text == "and"):
+			listed++ // "on impact, effort and confidence"
+		}
+	}
+	if listed >= 2 {
+		criteria = true
+	}
+	switch {
+	case quick && (!criteria || commas < 2):
+		return "quick_scoring"
+	case criteria || commas >= 3:
+		return "score"
+	}
+	return tt
+}
+
+var (
+	quickMarkers    = set(`quick quickly fast rapid just only simple snap`)
+	criteriaMarkers = set(`criteria criterion rice ice icp weighted weights rubric scorecard dimensions factors against requirements`)
+)
+
+// factualQuestion reports whether an ask is a question for one fact:
+// "who is …", "when did …", "how many …", "what is the current …", "from
+// what date …", with no request verb.
+func factualQuestion(c clause) bool {
+	if !c.question || c.verb {
+		return false
+	}
+	for _, t := range c.toks {
+		if ownWords[t.text] {
+			return false // "how much should we charge…", "who are our main competitors": advice, not a fact
+		}
+	}
+	text := " " + tokenText(c.toks) + " "
+	for _, p := range factualOpeners {
+		if strings.Contains(text, " "+p+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+var ownWords = set(`we our us should would could i my me`)
+
+var factualOpeners = []string{"who is", "who was", "who's", "who are", "when did", "when does", "when do", "when is", "when was",
+	"when will", "what date", "what year", "which year", "how many", "how much", "what is the current", "what's the current",
+	"what is the latest", "what's the latest", "what is the population", "what's the population", "since when", "what time"}
 
 // decided is classification c turned to task type tt, named by a
 // deliverable phrase: its confidence is at least 0.9, its evidence kept
@@ -165,11 +286,17 @@ func (cl *Classifier) intentsOf(description string, asks []clause) []Intent {
 			if cc.TaskType == tt {
 				conf = max(conf, cc.Confidence)
 			}
-		} else if !elaborates && (c.verb || c.question || c.opened || c.split) && contentWords(c.toks) >= 2 {
+		} else if w := weakDeliverable(c.toks); w != "" && !elaborates && makingVerbs[stemWord(leadVerb(c.toks))] {
+			tt, conf, byPhrase = w, 0.8, true // "write our new password policy"
+		} else if !elaborates && (c.verb || c.question || c.opened || c.split) && contentWords(c.toks) >= 2 && !emptyVerbs[leadVerb(c.toks)] {
 			cc := cl.Classify(tokenText(c.toks))
+			cc.TaskType = verbKind(leadVerb(c.toks), scoringKind(cc.TaskType, c.toks))
 			confident := cc.Confidence >= 0.7 || c.split && cc.Posterior >= 0.9 && cc.Confidence >= 0.5 // announced requests need less
 			if c.question && !c.verb && cc.TaskType != "quick_research" && len(out) > 0 {
 				confident = false // "what went wrong, why monitoring missed it?" lists contents
+			}
+			if len(out) > 0 && !out[len(out)-1].byPhrase && siblings(out[len(out)-1].TaskType, cc.TaskType) {
+				confident = false // "mark these answers against the key and give a score per student": one job
 			}
 			if confident {
 				tt, conf = cc.TaskType, cc.Confidence
@@ -205,6 +332,16 @@ func (cl *Classifier) intentsOf(description string, asks []clause) []Intent {
 func askedDeliverable(ts []token) string {
 	for _, d := range deliverables(ts) {
 		if d.strong && !describesState(ts[d.at:]) {
+			return d.taskType
+		}
+	}
+	return ""
+}
+
+// weakDeliverable is the type of the first weak deliverable word of ts.
+func weakDeliverable(ts []token) string {
+	for _, d := range deliverables(ts) {
+		if !d.strong {
 			return d.taskType
 		}
 	}
@@ -247,6 +384,9 @@ func splitReason(intents []Intent) string {
 func (cl *Classifier) vague(asks []clause, asked, empty bool, all []token, confidence float64) bool {
 	if firstStrong(all) != "" {
 		return false
+	}
+	if empty && cl.knownWords(asks) <= 1 {
+		return true // "…and want to be prepared. Can you help me?"
 	}
 	if !asked && (empty || confidence < NoAskFloor && narrative(all) || confidence < fragmentFloor) {
 		// nothing is asked ("the client call went badly… not sure what
@@ -343,7 +483,7 @@ func emptyAsk(c clause) bool {
 	}
 	text := " " + tokenText(c.toks) + " "
 	for _, p := range emptyPhrases {
-		if strings.Contains(text, " "+p+" ") && contentWords(c.toks) <= 1 {
+		if strings.Contains(text, " "+p+" ") && contentWords(c.toks) <= 2 {
 			return true
 		}
 	}
@@ -355,7 +495,8 @@ var emptyPhrases = []string{"what do you think", "not sure what to do", "don't k
 	"where do i start", "where do we even start", "where do i even start", "any ideas", "any thoughts", "thoughts", "ideas",
 	"what should we do", "what should i do", "what would you do", "what now", "you know the drill", "what do you suggest",
 	"what do you recommend", "your opinion", "what you think", "can you help", "help me", "help us", "what do we do", "what we do",
-	"help me out", "help us out"}
+	"help me out", "help us out", "get it done", "getting on top", "whatever it takes", "do a first pass", "take care of it",
+	"handle it", "sort it out", "deal with it"}
 
 // knownWords counts the object words of clauses that the catalogue knows
 // (names and other unknown words do not count).

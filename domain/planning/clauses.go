@@ -76,8 +76,13 @@ func segment(ts []token) []clause {
 	for i := 0; i < len(ts); i++ {
 		t := ts[i]
 		if t.punct {
+			announced := t.text == ":" && len(cur) > 0 && (split || splitters[cur[0].text] || cur[0].text == "and" || cur[0].text == "+")
 			flush(t.text == "?")
 			sentence++
+			if announced { // "plus a quick answer: what's the UK tax rate?"
+				split, semicolon = true, false
+				continue
+			}
 			// a semicolon or a list mark separates items; what follows is
 			// announced as a request of its own
 			split, semicolon = t.item, t.text == ";"
@@ -131,6 +136,9 @@ func onlySplitters(ts []token) bool {
 	}
 	return len(ts) > 0
 }
+
+// politeOpeners ask for something whatever follows.
+var politeOpeners = map[string]bool{"can you": true, "could you": true, "would you": true, "will you": true, "can u": true}
 
 // questionOpeners open a question even without its question mark.
 var questionOpeners = set(`who what when where which why how whats what's who's how's`)
@@ -245,6 +253,9 @@ func askOf(ts []token) (verb, ask bool) {
 	}
 	if i < len(ts) && requestVerbs[ts[i].text] {
 		return true, true
+	}
+	if len(ts) > 2 && politeOpeners[ts[0].text+" "+ts[1].text] {
+		return true, true // "Kannst du unsere Preisgestaltung überarbeiten": the verb comes last
 	}
 	for _, t := range ts {
 		if askWords[t.text] {

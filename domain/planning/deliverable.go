@@ -35,13 +35,15 @@ var deliverablePhrases = map[string][]string{
 	"security_audit": {"security audit", "security review", "pentest", "pen test", "penetration test", "vulnerability assessment",
 		"threat model", "security assessment", "vulnerability scan", "appsec review", "security check"},
 	"compliance_assessment": {"compliance assessment", "compliance check", "compliance review", "compliance audit", "gap analysis",
-		"readiness assessment", "audit readiness", "dpia", "data protection impact assessment", "conformity assessment", "compliance gap"},
-	"risk_assessment": {"risk assessment", "risk register", "risk analysis", "risk matrix", "risk review", "risk evaluation", "risk log", "risk map", "assessment of risk", "risks assessment"},
+		"readiness assessment", "audit readiness", "gap assessment", "dpia", "data protection impact assessment", "conformity assessment", "compliance gap"},
+	"risk_assessment": {"risk assessment", "risk register", "risk analysis", "risk matrix", "risk review", "risk evaluation", "risk log", "risk map", "assessment of risk", "risks assessment",
+		"assess the risks", "assess risks", "the risks of", "lay out the risks"},
 	"policy_drafting": {"acceptable use policy", "code of conduct", "policy document", "policy draft", "new policy", "company policy", "internal policy",
 		"retention policy", "remote work policy", "expense policy", "travel policy", "ai use policy", "whistleblowing policy", "security policy", "privacy policy", "leave policy",
-		"policy on", "policy for", "policy covering", "policy about"},
+		"policy on", "policy for", "policy covering", "policy about", "password policy", "byod policy", "expenses policy"},
 	"vendor_due_diligence": {"vendor due diligence", "due diligence", "vendor assessment", "vendor review", "supplier assessment",
-		"vendor evaluation", "supplier evaluation", "third-party assessment", "third party assessment", "third-party risk review", "third party risk review", "third-party risk assessment", "vendor questionnaire", "supplier audit", "vendor risk assessment", "supplier due diligence"},
+		"vendor evaluation", "supplier evaluation", "vet the vendor", "vet this vendor", "vet this supplier", "vet the supplier",
+		"as a vendor", "as a supplier", "potential vendor", "potential supplier", "payments vendor", "new vendor", "new supplier", "third-party assessment", "third party assessment", "third-party risk review", "third party risk review", "third-party risk assessment", "vendor questionnaire", "supplier audit", "vendor risk assessment", "supplier due diligence"},
 	"job_description": {"job description", "jd", "job posting", "job post", "job ad", "job advert", "job advertisement", "job listing",
 		"role description", "job spec", "vacancy", "job opening text", "hiring post", "careers page post"},
 	"interview_plan": {"interview plan", "interview process", "interview loop", "interview questions", "interview guide", "interview kit",
@@ -52,7 +54,7 @@ var deliverablePhrases = map[string][]string{
 		"induction plan", "onboarding programme", "onboarding program", "onboarding schedule", "onboarding checklist", "first week plan"},
 	"project_plan": {"project plan", "project schedule", "work breakdown structure", "wbs", "gantt", "project timeline", "delivery plan",
 		"implementation plan", "migration plan", "project roadmap", "plan for the project", "project charter", "workplan", "work plan"},
-	"process_improvement": {"process improvement", "value stream map", "process redesign", "process optimization", "process optimisation", "lean analysis", "six sigma"},
+	"process_improvement": {"process improvement", "speed up", "streamline our", "streamline the", "value stream map", "process redesign", "process optimization", "process optimisation", "lean analysis", "six sigma"},
 	"launch_plan": {"launch plan", "go-to-market plan", "go to market plan", "gtm plan", "launch checklist", "release plan", "launch strategy",
 		"rollout plan", "launch timeline", "launch playbook"},
 	"okr_planning": {"okr", "okrs", "objectives and key results", "key results", "okr set", "quarterly objectives"},
@@ -70,7 +72,8 @@ var deliverablePhrases = map[string][]string{
 		"market landscape", "market study", "market size", "industry overview", "market report"},
 	"literature_review": {"literature review", "lit review", "systematic review", "meta-analysis", "review of the literature",
 		"review of studies", "review of the research", "evidence review", "state of the art review", "research review", "scoping review",
-		"survey of papers", "survey of the literature", "survey of research", "overview of the literature", "overview of studies"},
+		"survey of papers", "survey of the literature", "survey of research", "overview of the literature", "overview of studies",
+		"survey the papers", "survey the literature", "survey papers"},
 	"data_analysis_report": {"data analysis", "analysis report", "metrics report", "cohort analysis", "statistical analysis",
 		"analysis of the data", "analysis of the dataset", "data report", "analytics report", "kpi report"},
 	"business_plan": {"business plan", "startup plan", "venture plan", "plan for a new business", "plan for the new business", "business proposal"},
@@ -163,7 +166,11 @@ type found struct {
 func deliverables(ts []token) []found {
 	stems := make([]string, len(ts))
 	for i, t := range ts {
-		stems[i] = stemWord(t.text)
+		w := t.text
+		if j := strings.LastIndex(w, "-"); j > 0 && isDigits(w[:strings.Index(w, "-")]) {
+			w = w[j+1:] // "3-email sequence": an email sequence
+		}
+		stems[i] = stemWord(w)
 	}
 	var out []found
 	for i := 0; i < len(ts); i++ {
@@ -182,6 +189,10 @@ func deliverables(ts []token) []found {
 			i += len(p.words) - 1
 			matched = true
 			break
+		}
+		if !matched && stems[i] == "sequenc" && mailWithin(stems[i+1:]) && !negated(stems, i) {
+			out = append(out, found{taskType: "sales_email_sequence", at: i, n: 1, strong: true}) // "a sequence of 4 emails"
+			matched = true
 		}
 		if !matched && commNouns[stems[i]] && toAudience(stems[i+1:]) {
 			out = append(out, found{taskType: "internal_announcement", at: i, n: 1, strong: true})
@@ -246,6 +257,16 @@ var (
 	commNouns = stemSet(`note email mail message memo update letter announcement post`)
 	audiences = stemSet(`employees staff team everyone company colleagues workforce organization organisation all-hands department`)
 )
+
+// mailWithin reports whether "email" or "mail" follows within three words.
+func mailWithin(stems []string) bool {
+	for _, w := range stems[:min(len(stems), 4)] {
+		if w == "email" || w == "mail" || w == "e-mail" {
+			return true
+		}
+	}
+	return false
+}
 
 // toAudience reports whether ts open with "to" or "for" and name an
 // audience within three words.

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode"
 
@@ -316,6 +317,7 @@ func detectLanguage(words []string) string {
 // toEnglish carries description into English tokens with their source
 // spans, and names the language it was read as.
 func toEnglish(description string) ([]token, string) {
+	description = blankCode(description)
 	raw := scan(fold(description))
 	// fold keeps byte offsets only for ASCII; map spans back through a
 	// folded-offset table when the description has other characters
@@ -393,6 +395,45 @@ func weakUnknown(description string, t token, lang string) bool {
 		return len(r) > 0 && !unicode.IsUpper(r[0])
 	}
 	return len([]rune(t.text)) < 6
+}
+
+// sqlStatement is an SQL statement written in capitals inside a
+// description ("…before I run it: ALTER TABLE orders ADD COLUMN …;").
+var sqlStatement = regexp.MustCompile(`\b(ALTER TABLE|CREATE (UNIQUE )?INDEX|CREATE TABLE|DROP (TABLE|INDEX)|INSERT INTO|SELECT\b[^;\n]*\bFROM|UPDATE \w+ SET|DELETE FROM)[^;\n]*;?`)
+
+// codeLine reports whether a line (not the first) looks like source code.
+var codeLine = regexp.MustCompile(`^(\s{2,}|\t)|[{}]|:=|=>|\);?\s*$|^\s*(def|func|return|import|package|class|const|var|let|if|for|while)\b|^\s*#include|</`)
+
+// blankCode replaces code in a description with spaces, keeping every
+// byte offset: the material of a code review is not part of the request
+// ("for _, j := range jobs {" holds no clauses, "CREATE INDEX" asks for
+// nothing).
+func blankCode(s string) string {
+	b := []byte(s)
+	blank := func(from, to int) {
+		for i := from; i < to; i++ {
+			if b[i] != '\n' {
+				b[i] = ' '
+			}
+		}
+	}
+	for _, m := range sqlStatement.FindAllStringIndex(s, -1) {
+		blank(m[0], m[1])
+	}
+	start := strings.IndexByte(s, '\n')
+	for start >= 0 && start < len(s) {
+		end := strings.IndexByte(s[start+1:], '\n')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += start + 1
+		}
+		if line := s[start+1 : end]; strings.TrimSpace(line) != "" && codeLine.MatchString(line) {
+			blank(start+1, end)
+		}
+		start = end
+	}
+	return string(b)
 }
 
 // match finds the longest lexicon phrase at the start of ts: the words it
