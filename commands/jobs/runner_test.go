@@ -271,8 +271,10 @@ func TestWakeAsksFind(t *testing.T) {
 	}
 	burst := time.Since(began)
 	time.Sleep(100 * time.Millisecond)
-	// one look per 50 ms of the burst, and one after it
-	if n, most := int(finds.Load())-2, int(burst/(50*time.Millisecond))+2; n > most {
+	// one look per 50 ms of the burst, one at each end of it (the burst's
+	// measured length and the spacing's clock start apart by up to a
+	// scheduling delay), and one after it
+	if n, most := int(finds.Load())-2, int(burst/(50*time.Millisecond))+3; n > most {
 		t.Fatalf("Find asked %d times for %d wake-ups over %v (at most %d)", n, sent, burst, most)
 	}
 }

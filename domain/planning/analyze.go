@@ -100,7 +100,7 @@ func (cl *Classifier) single(ctx context.Context, all []token, asks []clause) (C
 	if len(asks) > 0 {
 		verb = leadVerb(asks[0].toks)
 	}
-	if tt := verbKind(verb, scoringKind(best.TaskType, askToks)); tt != best.TaskType {
+	if tt := verbKind(verb, scoringKind(best.TaskType, askToks), askToks); tt != best.TaskType {
 		return decided(best, tt), TierLexical, best.Confidence
 	}
 	if len(asks) == 1 && factualQuestion(asks[0]) && best.TaskType != "quick_research" {
@@ -157,8 +157,39 @@ func leadVerb(ts []token) string {
 // naive Bayes confuses: "cluster these reviews into themes" is `cluster`,
 // not a research synthesis; "grade these answers" is `grade_set`;
 // "classify each supplier as …" is `quick_classification`.
-func verbKind(verb, tt string) string {
+func verbKind(verb, tt string, ts []token) string {
+	has := func(words ...string) bool {
+		for _, t := range ts {
+			for _, w := range words {
+				if t.text == w {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	outOf := false
+	for i := 0; i+1 < len(ts); i++ {
+		if ts[i].text == "out" && ts[i+1].text == "of" || i == 0 && ts[0].text == "from" {
+			outOf = true
+		}
+	}
 	switch {
+	case (verb == "extract" || verb == "pull" || verb == "get" || verb == "grab" || verb == "give") && outOf:
+		// "pull the version number out of this changelog", "from the term sheet give me the valuation"
+		if has("people", "companies", "names", "organizations", "organisations", "places", "locations", "entities", "persons", "regulators") {
+			return "extract_entities"
+		}
+		return "quick_extraction"
+	case (verb == "analyze" || verb == "analyse" || verb == "dig") && tt != "data_analysis_report" &&
+		has("data", "dataset", "csv", "export", "spreadsheet", "numbers", "figures"):
+		return "data_analysis_report"
+	case (verb == "score" || verb == "rate") && families[tt] != 1:
+		return scoringKind("score", ts)
+	case verb == "parse" && tt != "parse_query":
+		return "parse_query"
+	case len(ts) > 2 && (ts[0].text == "is" || ts[0].text == "are") && (ts[1].text == "this" || ts[1].text == "it" || ts[1].text == "these") && has("or"):
+		return "quick_classification" // "is this log line error, warning or info?"
 	case (verb == "cluster" || verb == "group") && tt == "user_research_synthesis":
 		return "cluster"
 	case (verb == "grade" || verb == "mark") && (tt == "score" || tt == "quick_scoring"):
@@ -177,6 +208,13 @@ var families = map[string]int{"score": 1, "quick_scoring": 1, "grade_set": 1, "t
 	"extract_entities": 3, "quick_extraction": 3, "cluster": 4, "user_research_synthesis": 4}
 
 func siblings(a, b string) bool { return families[a] != 0 && families[a] == families[b] }
+
+// actions group the verbs of one atomic action: "grade these replies …
+// and mark each pass/fail" is one job.
+var actions = map[string]int{"grade": 1, "mark": 1, "score": 1, "rate": 1, "rank": 1, "tag": 2, "label": 2, "classify": 2,
+	"categorize": 2, "categorise": 2, "extract": 3, "pull": 3, "grab": 3}
+
+func sameAction(a, b string) bool { return actions[a] != 0 && actions[a] == actions[b] }
 
 // scoringKind tells the two scoring types apart: several criteria ("against
 // our ICP: size, industry, budget", "with RICE") make a `score`; a quick
@@ -206,6 +244,20 @@ func scoringKind(tt string, ts []token) string {
 	}
 	if listed >= 2 {
 		criteria = true
+	}
+	single := false
+	for _, t := range ts {
+		switch t.text {
+		case "this", "one":
+			single = true
+		case "these", "each", "every", "all":
+			single = false
+			goto counted
+		}
+	}
+counted:
+	if single && !criteria {
+		return "quick_scoring" // "rate this commit message 1-5 for clarity"
 	}
 	switch {
 	case quick && (!criteria || commas < 2):
@@ -269,6 +321,7 @@ func (cl *Classifier) intentsOf(description string, asks []clause) []Intent {
 		return nil
 	}
 	var out []Intent
+	prevVerb := ""
 	for _, c := range asks {
 		tt, conf, byPhrase := "", 0.0, false
 		// a sentence that opens with a verb after a deliverable was asked
@@ -279,7 +332,7 @@ func (cl *Classifier) intentsOf(description string, asks []clause) []Intent {
 		// semicolon elaborates it too ("…studies from 2015 onward;
 		// summarize methods and findings"); after an atomic ask it is the
 		// next item of a list ("classify these …; grade the …")
-		elaborates := len(out) > 0 && (!c.split || c.semicolon && out[len(out)-1].byPhrase)
+		elaborates := len(out) > 0 && (!c.split || c.semicolon && out[len(out)-1].byPhrase) && !factualQuestion(c)
 		if d := askedDeliverable(c.toks); d != "" {
 			tt, conf, byPhrase = d, 0.9, true
 			cc := cl.Classify(tokenText(c.toks))
@@ -290,12 +343,12 @@ func (cl *Classifier) intentsOf(description string, asks []clause) []Intent {
 			tt, conf, byPhrase = w, 0.8, true // "write our new password policy"
 		} else if !elaborates && (c.verb || c.question || c.opened || c.split) && contentWords(c.toks) >= 2 && !emptyVerbs[leadVerb(c.toks)] {
 			cc := cl.Classify(tokenText(c.toks))
-			cc.TaskType = verbKind(leadVerb(c.toks), scoringKind(cc.TaskType, c.toks))
+			cc.TaskType = verbKind(leadVerb(c.toks), scoringKind(cc.TaskType, c.toks), c.toks)
 			confident := cc.Confidence >= 0.7 || c.split && cc.Posterior >= 0.9 && cc.Confidence >= 0.5 // announced requests need less
 			if c.question && !c.verb && cc.TaskType != "quick_research" && len(out) > 0 {
 				confident = false // "what went wrong, why monitoring missed it?" lists contents
 			}
-			if len(out) > 0 && !out[len(out)-1].byPhrase && siblings(out[len(out)-1].TaskType, cc.TaskType) {
+			if len(out) > 0 && (!out[len(out)-1].byPhrase && siblings(out[len(out)-1].TaskType, cc.TaskType) || sameAction(prevVerb, leadVerb(c.toks))) {
 				confident = false // "mark these answers against the key and give a score per student": one job
 			}
 			if confident {
@@ -303,6 +356,9 @@ func (cl *Classifier) intentsOf(description string, asks []clause) []Intent {
 			}
 		}
 		phrase := source(description, c.toks)
+		if v := leadVerb(c.toks); v != "" {
+			prevVerb = v
+		}
 		if tt == "" {
 			if len(out) > 0 {
 				out[len(out)-1].SourcePhrase += "; " + phrase
@@ -496,7 +552,9 @@ var emptyPhrases = []string{"what do you think", "not sure what to do", "don't k
 	"what should we do", "what should i do", "what would you do", "what now", "you know the drill", "what do you suggest",
 	"what do you recommend", "your opinion", "what you think", "can you help", "help me", "help us", "what do we do", "what we do",
 	"help me out", "help us out", "get it done", "getting on top", "whatever it takes", "do a first pass", "take care of it",
-	"handle it", "sort it out", "deal with it"}
+	"handle it", "sort it out", "deal with it", "as discussed", "per my last", "see attached", "let me know if you can help",
+	"fill in", "just fyi", "fyi", "for context", "not sure what to ask", "as agreed", "we talked about", "what we discussed",
+	"please proceed", "go ahead", "for background"}
 
 // knownWords counts the object words of clauses that the catalogue knows
 // (names and other unknown words do not count).

@@ -311,4 +311,5 @@ var genericWords = stemSet(`thing things stuff something anything everything wha
 	think know sure possible maybe perhaps probably really actually somehow properly done finished ready deliver deliverable
 	handle sort deal presentation slides deck one ones end follow discuss ahead forward phase going hand nothing big offsite care
 	question questions visibility everyone everybody nobody someone people way start move together before after even too ready doing
-	quarter done stuff through prepared`)
+	quarter done stuff through prepared findings results insights writeup write-up graphs charts takeaways talked discussed
+	proceed fyi context background`)

@@ -29,11 +29,11 @@ var deliverablePhrases = map[string][]string{
 		"all-hands message", "all hands message", "all-staff message", "all staff message", "all-hands email", "all hands email", "announcement for employees", "announcement for staff", "message to all staff", "message to employees", "message to the team", "announcement email"},
 	"code_review": {"code review", "pull request", "pr review", "review of the pr", "merge request", "diff review", "review this code", "review my code", "review our code"},
 	"architecture_design": {"system design", "architecture design", "software architecture", "technical design", "reference architecture",
-		"architecture proposal", "architecture doc", "design doc for the system", "target architecture", "solution architecture"},
+		"architecture proposal", "architecture doc", "target-state blueprint", "target state architecture", "target-state architecture", "technical blueprint", "design doc for the system", "target architecture", "solution architecture"},
 	"incident_postmortem": {"postmortem", "post-mortem", "post mortem", "incident report", "incident review", "rca", "root cause analysis",
 		"after-action review", "incident write-up", "incident writeup", "outage report", "outage writeup", "outage write-up", "blameless review", "retro on the outage"},
 	"security_audit": {"security audit", "security review", "pentest", "pen test", "penetration test", "vulnerability assessment",
-		"threat model", "security assessment", "vulnerability scan", "appsec review", "security check"},
+		"threat model", "security assessment", "hackable", "vulnerability scan", "appsec review", "security check"},
 	"compliance_assessment": {"compliance assessment", "compliance check", "compliance review", "compliance audit", "gap analysis",
 		"readiness assessment", "audit readiness", "gap assessment", "dpia", "data protection impact assessment", "conformity assessment", "compliance gap"},
 	"risk_assessment": {"risk assessment", "risk register", "risk analysis", "risk matrix", "risk review", "risk evaluation", "risk log", "risk map", "assessment of risk", "risks assessment",
@@ -51,7 +51,7 @@ var deliverablePhrases = map[string][]string{
 	"performance_review": {"performance review", "perf review", "self-review", "self review", "self-assessment", "self assessment", "annual review",
 		"appraisal", "performance evaluation", "360 feedback", "feedback summary", "mid-year review", "year-end review", "performance appraisal"},
 	"onboarding_plan": {"onboarding plan", "30-60-90", "30/60/90", "30 60 90", "first 90 days", "ramp-up plan", "ramp up plan", "new hire plan",
-		"induction plan", "onboarding programme", "onboarding program", "onboarding schedule", "onboarding checklist", "first week plan"},
+		"induction plan", "first weeks", "her first weeks", "his first weeks", "their first weeks", "onboarding programme", "onboarding program", "onboarding schedule", "onboarding checklist", "first week plan"},
 	"project_plan": {"project plan", "project schedule", "work breakdown structure", "wbs", "gantt", "project timeline", "delivery plan",
 		"implementation plan", "migration plan", "project roadmap", "plan for the project", "project charter", "workplan", "work plan"},
 	"process_improvement": {"process improvement", "speed up", "streamline our", "streamline the", "value stream map", "process redesign", "process optimization", "process optimisation", "lean analysis", "six sigma"},
@@ -62,7 +62,7 @@ var deliverablePhrases = map[string][]string{
 		"product specification", "functional spec", "functional specification", "user stories", "requirements spec", "spec for the feature", "one-pager for the feature"},
 	"user_research_synthesis": {"research synthesis", "affinity map", "personas", "persona", "insights from interviews", "interview synthesis",
 		"usability findings", "synthesis of interviews", "synthesis of the interviews", "user interview synthesis", "user research synthesis", "survey synthesis"},
-	"pricing_strategy": {"pricing strategy", "pricing model", "pricing tiers", "pricing structure", "price increase", "pricing proposal",
+	"pricing_strategy": {"pricing strategy", "price architecture", "pricing architecture", "pricing model", "pricing tiers", "pricing structure", "price increase", "pricing proposal",
 		"pricing recommendation", "packaging and pricing", "pricing and packaging", "monetization strategy", "monetisation strategy", "price list"},
 	"growth_experiment_plan": {"growth experiment", "growth experiments", "experiment plan", "a/b test plan", "ab test plan", "experiment backlog",
 		"test plan for the funnel", "growth experiment plan", "experimentation roadmap", "a/b tests", "ab tests", "a/b test"},
@@ -83,7 +83,8 @@ var deliverablePhrases = map[string][]string{
 		"3-year plan", "corporate strategy", "strategic direction", "strategy document", "strategy doc", "long-term strategy", "strategic roadmap"},
 	"investment_memo": {"investment memo", "ic memo", "deal memo", "investment thesis", "acquisition memo", "investment recommendation",
 		"investment committee memo", "memo for the investment committee", "investment case"},
-	"rerank": {"rerank", "re-rank", "reorder these", "re-order these", "rank these results", "rank these search results", "rank the results"},
+	"rerank": {"rerank", "re-rank", "reorder these", "re-order these", "rank these results", "rank these search results", "rank the results",
+		"put them in order", "put them in the order", "put them back in order", "in order from most", "from most to least", "most relevant first"},
 	"compose": {"linkedin post", "tweet", "social post", "social media post", "product description", "caption", "tagline", "reply to",
 		"response to the customer", "email reply", "short reply", "slogan", "headline", "short bio", "thank-you note", "thank you note"},
 }
@@ -179,7 +180,7 @@ func deliverables(ts []token) []found {
 			if i+len(p.words) > len(ts) || !equalWords(stems[i:i+len(p.words)], p.words) {
 				continue
 			}
-			if isInput(stems, i) && !inputTypes[p.taskType] || p.taskType == "compose" && !madeHere(stems, i) || negated(stems, i) {
+			if isInput(stems, i) && !inputTypes[p.taskType] || (p.taskType == "compose" || bareArticle(p)) && !madeHere(stems, i) || negated(stems, i) {
 				// "from this article", "these blog posts": material, not the deliverable
 				i += len(p.words) - 1
 				matched = true
@@ -219,6 +220,12 @@ var inputTypes = map[string]bool{"code_review": true, "financial_model_review": 
 // one word away.
 func isInput(stems []string, i int) bool {
 	return i > 0 && inputMarkers[stems[i-1]] || i > 1 && inputMarkers[stems[i-2]]
+}
+
+// bareArticle is "article" alone: often the material ("link each
+// one to the articles it appears in"), so it must be made here.
+func bareArticle(p phrase) bool {
+	return len(p.words) == 1 && p.taskType == "blog_post" && (p.words[0] == "articl" || p.words[0] == "article")
 }
 
 // negated reports whether the phrase at i is refused ("not another
