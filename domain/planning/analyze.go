@@ -99,11 +99,14 @@ func (cl *Classifier) single(ctx context.Context, all []token, asks []clause) (C
 	verb := ""
 	if len(asks) > 0 {
 		verb = leadVerb(asks[0].toks)
+		if verb == "" && len(asks[0].toks) > 0 && asks[0].toks[0].text == "from" {
+			verb = firstVerb(asks[0].toks) // "From this stack trace, just give me the exception type"
+		}
 	}
 	if tt := verbKind(verb, scoringKind(best.TaskType, askToks), askToks); tt != best.TaskType {
 		return decided(best, tt), TierLexical, best.Confidence
 	}
-	if len(asks) == 1 && factualQuestion(asks[0]) && best.TaskType != "quick_research" {
+	if q := asks[len(asks)-1]; factualQuestion(q) && best.TaskType != "quick_research" && onlyLeadIns(asks[:len(asks)-1]) {
 		// "from what date do the EU AI Act rules apply?" asks for a fact,
 		// whatever its topic
 		return decided(best, "quick_research"), TierLexical, best.Confidence
@@ -116,7 +119,7 @@ func (cl *Classifier) single(ctx context.Context, all []token, asks []clause) (C
 			}
 		}
 	}
-	if weak != "" && best.TaskType != weak && best.Confidence < 0.6 {
+	if weak != "" && best.TaskType != weak && (best.Confidence < 0.6 || len(asks) > 0 && makesWeak(asks[0].toks)) {
 		return decided(best, weak), TierLexical, best.Confidence
 	}
 	if best.Confidence >= embedBelow || best.TaskType == "" {
@@ -158,6 +161,9 @@ func leadVerb(ts []token) string {
 // not a research synthesis; "grade these answers" is `grade_set`;
 // "classify each supplier as …" is `quick_classification`.
 func verbKind(verb, tt string, ts []token) string {
+	for len(ts) > 0 && (fillers[ts[0].text] || splitters[ts[0].text] || ts[0].text == ",") {
+		ts = ts[1:] // "and is this ticket a bug or a feature request?"
+	}
 	has := func(words ...string) bool {
 		for _, t := range ts {
 			for _, w := range words {
@@ -184,12 +190,25 @@ func verbKind(verb, tt string, ts []token) string {
 	case (verb == "analyze" || verb == "analyse" || verb == "dig") && tt != "data_analysis_report" &&
 		has("data", "dataset", "csv", "export", "spreadsheet", "numbers", "figures"):
 		return "data_analysis_report"
-	case (verb == "score" || verb == "rate") && families[tt] != 1:
+	case verb == "vet" && tt != "vendor_due_diligence":
+		return "vendor_due_diligence"
+	case (verb == "synthesize" || verb == "synthesise") && has("interviews", "interview", "notes", "survey", "feedback", "verbatims"):
+		return "user_research_synthesis"
+	case (verb == "score" || verb == "rate") && families[tt] != 1 && (has("each", "these", "every", "all") || hasNumber(ts)):
 		return scoringKind("score", ts)
 	case verb == "parse" && tt != "parse_query":
 		return "parse_query"
 	case len(ts) > 2 && (ts[0].text == "is" || ts[0].text == "are") && (ts[1].text == "this" || ts[1].text == "it" || ts[1].text == "these") && has("or"):
 		return "quick_classification" // "is this log line error, warning or info?"
+	case len(ts) > 2 && ts[0].text == "which" && has("category", "class", "bucket", "categories"):
+		return "quick_classification" // "which category does this defect fall into: …?"
+	case (verb == "label" || verb == "tag") && families[tt] != 2:
+		return "tag"
+	case (verb == "translate" || verb == "break" || verb == "turn" || verb == "convert" || verb == "map") && has("into") &&
+		has("filter", "filters", "fields", "structured", "query"):
+		return "parse_query" // "break down '…' into structured fields"
+	case len(ts) > 2 && (ts[0].text == "what's" || ts[0].text == "what" || ts[0].text == "whats") && docWithin(ts):
+		return "quick_extraction" // "what's the interest rate and maturity date in this term sheet excerpt?"
 	case (verb == "cluster" || verb == "group") && tt == "user_research_synthesis":
 		return "cluster"
 	case (verb == "grade" || verb == "mark") && (tt == "score" || tt == "quick_scoring"):
@@ -200,6 +219,27 @@ func verbKind(verb, tt string, ts []token) string {
 		return "rerank"
 	}
 	return tt
+}
+
+// hasNumber reports whether ts hold a number ("our 15 candidate vendors").
+func hasNumber(ts []token) bool {
+	for _, t := range ts {
+		if isDigits(t.text) {
+			return true
+		}
+	}
+	return false
+}
+
+// docWithin reports whether ts point into a document given: "in this",
+// "on this", "from this", "in the attached".
+func docWithin(ts []token) bool {
+	for i := 0; i+1 < len(ts); i++ {
+		if (ts[i].text == "in" || ts[i].text == "on" || ts[i].text == "from") && (ts[i+1].text == "this" || ts[i+1].text == "these" || ts[i+1].text == "the" && i+2 < len(ts) && ts[i+2].text == "attached") {
+			return true
+		}
+	}
+	return false
 }
 
 // families are atomic types that one ask often touches together: a
@@ -273,6 +313,56 @@ var (
 	criteriaMarkers = set(`criteria criterion rice ice icp weighted weights rubric scorecard dimensions factors against requirements`)
 )
 
+// makesWeak reports whether a clause asks to make the thing its weak
+// deliverable word names ("draft the return and exchange policy"), not a
+// message about it ("write the memo telling everyone about the policy").
+func makesWeak(ts []token) bool {
+	if !makingVerbs[stemWord(leadVerb(ts))] {
+		return false
+	}
+	for _, t := range ts {
+		w := stemWord(t.text)
+		if commNouns[w] {
+			return false
+		}
+		if _, weak := weakDeliverables[w]; weak {
+			return true
+		}
+	}
+	return false
+}
+
+// commas counts the commas of ts.
+func commas(ts []token) int {
+	n := 0
+	for _, t := range ts {
+		if t.text == "," {
+			n++
+		}
+	}
+	return n
+}
+
+// firstVerb is the first request verb of ts, or "".
+func firstVerb(ts []token) string {
+	for _, t := range ts {
+		if requestVerbs[t.text] && !fillers[t.text] {
+			return t.text
+		}
+	}
+	return ""
+}
+
+// onlyLeadIns reports whether asks say nothing but "quickly check:".
+func onlyLeadIns(asks []clause) bool {
+	for _, a := range asks {
+		if contentWords(a.toks) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // factualQuestion reports whether an ask is a question for one fact:
 // "who is …", "when did …", "how many …", "what is the current …", "from
 // what date …", with no request verb.
@@ -284,6 +374,9 @@ func factualQuestion(c clause) bool {
 		if ownWords[t.text] {
 			return false // "how much should we charge…", "who are our main competitors": advice, not a fact
 		}
+	}
+	if first := c.toks[0].text; first == "does" || first == "did" || len(c.toks) > 1 && (first == "is" || first == "are") && c.toks[1].text == "there" {
+		return !strings.Contains(" "+tokenText(c.toks)+" ", " or ") // "does ISO 9001 still require a quality manual?"
 	}
 	text := " " + tokenText(c.toks) + " "
 	for _, p := range factualOpeners {
@@ -333,19 +426,24 @@ func (cl *Classifier) intentsOf(description string, asks []clause) []Intent {
 		// summarize methods and findings"); after an atomic ask it is the
 		// next item of a list ("classify these …; grade the …")
 		elaborates := len(out) > 0 && (!c.split || c.semicolon && out[len(out)-1].byPhrase) && !factualQuestion(c)
+		if len(out) > 0 && c.colon && !c.split && !c.verb && commas(c.toks) >= 2 {
+			// "the interview process: system design, coding, behavioral": contents
+			out[len(out)-1].SourcePhrase += "; " + source(description, c.toks)
+			continue
+		}
 		if d := askedDeliverable(c.toks); d != "" {
 			tt, conf, byPhrase = d, 0.9, true
 			cc := cl.Classify(tokenText(c.toks))
 			if cc.TaskType == tt {
 				conf = max(conf, cc.Confidence)
 			}
-		} else if w := weakDeliverable(c.toks); w != "" && !elaborates && makingVerbs[stemWord(leadVerb(c.toks))] {
+		} else if w := weakDeliverable(c.toks); w != "" && !elaborates && makesWeak(c.toks) {
 			tt, conf, byPhrase = w, 0.8, true // "write our new password policy"
 		} else if !elaborates && (c.verb || c.question || c.opened || c.split) && contentWords(c.toks) >= 2 && !emptyVerbs[leadVerb(c.toks)] {
 			cc := cl.Classify(tokenText(c.toks))
 			cc.TaskType = verbKind(leadVerb(c.toks), scoringKind(cc.TaskType, c.toks), c.toks)
 			confident := cc.Confidence >= 0.7 || c.split && cc.Posterior >= 0.9 && cc.Confidence >= 0.5 // announced requests need less
-			if c.question && !c.verb && cc.TaskType != "quick_research" && len(out) > 0 {
+			if c.question && !c.verb && cc.TaskType != "quick_research" && cc.TaskType != "quick_classification" && len(out) > 0 {
 				confident = false // "what went wrong, why monitoring missed it?" lists contents
 			}
 			if len(out) > 0 && (!out[len(out)-1].byPhrase && siblings(out[len(out)-1].TaskType, cc.TaskType) || sameAction(prevVerb, leadVerb(c.toks))) {

@@ -22,6 +22,8 @@ type clause struct {
 	sentence int
 	// semicolon: a semicolon, not a list mark, split it off
 	semicolon bool
+	// colon: it follows a colon (a list of contents, often)
+	colon bool
 }
 
 // requestVerbs open an imperative ask (base forms: an imperative is one).
@@ -62,16 +64,16 @@ func stemSet(words string) map[string]bool {
 func segment(ts []token) []clause {
 	var out []clause
 	cur := []token{}
-	opened, split, semicolon, sentence := false, false, false, 0
+	opened, split, semicolon, colon, sentence := false, false, false, false, 0
 	flush := func(question bool) {
 		if len(cur) > 0 {
 			if splitters[cur[0].text] || cur[0].text == "and" || cur[0].text == "+" {
 				split, semicolon = true, false
 			}
-			out = append(out, clause{toks: cur, question: question, opened: opened, split: split, sentence: sentence, semicolon: semicolon})
+			out = append(out, clause{toks: cur, question: question, opened: opened, split: split, sentence: sentence, semicolon: semicolon, colon: colon})
 		}
 		cur = []token{}
-		opened, split, semicolon = false, false, false
+		opened, split, semicolon, colon = false, false, false, false
 	}
 	for i := 0; i < len(ts); i++ {
 		t := ts[i]
@@ -80,12 +82,12 @@ func segment(ts []token) []clause {
 			flush(t.text == "?")
 			sentence++
 			if announced { // "plus a quick answer: what's the UK tax rate?"
-				split, semicolon = true, false
+				split, semicolon, colon = true, false, true
 				continue
 			}
 			// a semicolon or a list mark separates items; what follows is
 			// announced as a request of its own
-			split, semicolon = t.item, t.text == ";"
+			split, semicolon, colon = t.item, t.text == ";", t.text == ":"
 			continue
 		}
 		w := stemWord(t.text)

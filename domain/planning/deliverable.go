@@ -12,9 +12,9 @@ import (
 // Strong phrases decide the type on their own; weak ones ("policy",
 // "architecture", "pricing") name it only when nothing strong is asked for.
 var deliverablePhrases = map[string][]string{
-	"blog_post": {"blog post", "blog article", "blog", "blogpost", "article", "think piece", "thought leadership piece",
+	"blog_post": {"company blog", "engineering blog", "eng blog", "for our blog", "for the blog", "blog post", "blog article", "blog", "blogpost", "article", "think piece", "thought leadership piece",
 		"guest post", "listicle", "op-ed", "long-form piece", "long form piece", "newsletter article", "medium post", "substack post"},
-	"press_release": {"press release", "news release", "media release", "press statement", "press announcement",
+	"press_release": {"trade press", "for the media", "for media", "for the press", "press release", "news release", "media release", "press statement", "press announcement",
 		"pr release", "newswire", "announcement for the press", "announcement for media", "release for the press", "press note"},
 	"sales_email_sequence": {"email sequence", "email cadence", "outreach sequence", "drip campaign", "drip sequence",
 		"cold email", "cold emails", "sales email", "sales emails", "follow-up emails", "followup emails", "nurture sequence",
@@ -27,7 +27,7 @@ var deliverablePhrases = map[string][]string{
 		"email to the team", "email to everyone", "message to everyone", "memo to all staff", "email to the company", "all-staff email",
 		"all staff email", "all-hands announcement", "company-wide announcement", "company wide announcement", "companywide announcement",
 		"all-hands message", "all hands message", "all-staff message", "all staff message", "all-hands email", "all hands email", "announcement for employees", "announcement for staff", "message to all staff", "message to employees", "message to the team", "announcement email"},
-	"code_review": {"code review", "pull request", "pr review", "review of the pr", "merge request", "diff review", "review this code", "review my code", "review our code"},
+	"code_review": {"stored procedure", "code review", "pull request", "pr review", "review of the pr", "merge request", "diff review", "review this code", "review my code", "review our code"},
 	"architecture_design": {"system design", "architecture design", "software architecture", "technical design", "reference architecture",
 		"architecture proposal", "architecture doc", "target-state blueprint", "target state architecture", "target-state architecture", "technical blueprint", "design doc for the system", "target architecture", "solution architecture"},
 	"incident_postmortem": {"postmortem", "post-mortem", "post mortem", "incident report", "incident review", "rca", "root cause analysis",
@@ -41,7 +41,7 @@ var deliverablePhrases = map[string][]string{
 	"policy_drafting": {"acceptable use policy", "code of conduct", "policy document", "policy draft", "new policy", "company policy", "internal policy",
 		"retention policy", "remote work policy", "expense policy", "travel policy", "ai use policy", "whistleblowing policy", "security policy", "privacy policy", "leave policy",
 		"policy on", "policy for", "policy covering", "policy about", "password policy", "byod policy", "expenses policy"},
-	"vendor_due_diligence": {"vendor due diligence", "due diligence", "vendor assessment", "vendor review", "supplier assessment",
+	"vendor_due_diligence": {"diligence on", "background check", "vendor due diligence", "due diligence", "vendor assessment", "vendor review", "supplier assessment",
 		"vendor evaluation", "supplier evaluation", "vet the vendor", "vet this vendor", "vet this supplier", "vet the supplier",
 		"as a vendor", "as a supplier", "potential vendor", "potential supplier", "payments vendor", "new vendor", "new supplier", "third-party assessment", "third party assessment", "third-party risk review", "third party risk review", "third-party risk assessment", "vendor questionnaire", "supplier audit", "vendor risk assessment", "supplier due diligence"},
 	"job_description": {"job description", "jd", "job posting", "job post", "job ad", "job advert", "job advertisement", "job listing",
@@ -50,11 +50,11 @@ var deliverablePhrases = map[string][]string{
 		"interview scorecard", "hiring loop", "interview stages", "interview rubric", "interview structure", "interviewing plan"},
 	"performance_review": {"performance review", "perf review", "self-review", "self review", "self-assessment", "self assessment", "annual review",
 		"appraisal", "performance evaluation", "360 feedback", "feedback summary", "mid-year review", "year-end review", "performance appraisal"},
-	"onboarding_plan": {"onboarding plan", "30-60-90", "30/60/90", "30 60 90", "first 90 days", "ramp-up plan", "ramp up plan", "new hire plan",
+	"onboarding_plan": {"first month", "their first month", "his first month", "her first month", "onboarding plan", "30-60-90", "30/60/90", "30 60 90", "first 90 days", "ramp-up plan", "ramp up plan", "new hire plan",
 		"induction plan", "first weeks", "her first weeks", "his first weeks", "their first weeks", "onboarding programme", "onboarding program", "onboarding schedule", "onboarding checklist", "first week plan"},
 	"project_plan": {"project plan", "project schedule", "work breakdown structure", "wbs", "gantt", "project timeline", "delivery plan",
 		"implementation plan", "migration plan", "project roadmap", "plan for the project", "project charter", "workplan", "work plan"},
-	"process_improvement": {"process improvement", "speed up", "streamline our", "streamline the", "value stream map", "process redesign", "process optimization", "process optimisation", "lean analysis", "six sigma"},
+	"process_improvement": {"make it faster", "process improvement", "speed up", "streamline our", "streamline the", "value stream map", "process redesign", "process optimization", "process optimisation", "lean analysis", "six sigma"},
 	"launch_plan": {"launch plan", "go-to-market plan", "go to market plan", "gtm plan", "launch checklist", "release plan", "launch strategy",
 		"rollout plan", "launch timeline", "launch playbook"},
 	"okr_planning": {"okr", "okrs", "objectives and key results", "key results", "okr set", "quarterly objectives"},
@@ -62,13 +62,13 @@ var deliverablePhrases = map[string][]string{
 		"product specification", "functional spec", "functional specification", "user stories", "requirements spec", "spec for the feature", "one-pager for the feature"},
 	"user_research_synthesis": {"research synthesis", "affinity map", "personas", "persona", "insights from interviews", "interview synthesis",
 		"usability findings", "synthesis of interviews", "synthesis of the interviews", "user interview synthesis", "user research synthesis", "survey synthesis"},
-	"pricing_strategy": {"pricing strategy", "price architecture", "pricing architecture", "pricing model", "pricing tiers", "pricing structure", "price increase", "pricing proposal",
+	"pricing_strategy": {"pricing approach", "pricing strategy", "price architecture", "pricing architecture", "pricing model", "pricing tiers", "pricing structure", "price increase", "pricing proposal",
 		"pricing recommendation", "packaging and pricing", "pricing and packaging", "monetization strategy", "monetisation strategy", "price list"},
 	"growth_experiment_plan": {"growth experiment", "growth experiments", "experiment plan", "a/b test plan", "ab test plan", "experiment backlog",
 		"test plan for the funnel", "growth experiment plan", "experimentation roadmap", "a/b tests", "ab tests", "a/b test"},
 	"competitive_analysis": {"competitive analysis", "competitor analysis", "battlecard", "battle card", "battlecards", "competitive landscape",
 		"competitor comparison", "comparison with competitors", "teardown", "competitor teardown", "competitive comparison", "competitive review", "competitor review"},
-	"market_research": {"market research", "market sizing", "tam", "tam sam som", "market analysis", "market overview", "industry analysis",
+	"market_research": {"demand outlook", "addressable market", "market outlook", "market research", "market sizing", "tam", "tam sam som", "market analysis", "market overview", "industry analysis",
 		"market landscape", "market study", "market size", "industry overview", "market report"},
 	"literature_review": {"literature review", "lit review", "systematic review", "meta-analysis", "review of the literature",
 		"review of studies", "review of the research", "evidence review", "state of the art review", "research review", "scoping review",
@@ -79,13 +79,15 @@ var deliverablePhrases = map[string][]string{
 	"business_plan": {"business plan", "startup plan", "venture plan", "plan for a new business", "plan for the new business", "business proposal"},
 	"financial_model_review": {"financial model review", "model review", "review of the financial model", "review of our financial model",
 		"forecast review", "dcf review", "three-statement model", "3-statement model"},
-	"strategic_plan": {"strategic plan", "strategy plan", "multi-year strategy", "five-year plan", "5-year plan", "three-year plan",
+	"strategic_plan": {"strategic plan", "company strategy", "year strategy", "strategy plan", "multi-year strategy", "five-year plan", "5-year plan", "three-year plan",
 		"3-year plan", "corporate strategy", "strategic direction", "strategy document", "strategy doc", "long-term strategy", "strategic roadmap"},
 	"investment_memo": {"investment memo", "ic memo", "deal memo", "investment thesis", "acquisition memo", "investment recommendation",
 		"investment committee memo", "memo for the investment committee", "investment case"},
 	"rerank": {"rerank", "re-rank", "reorder these", "re-order these", "rank these results", "rank these search results", "rank the results",
 		"put them in order", "put them in the order", "put them back in order", "in order from most", "from most to least", "most relevant first"},
-	"compose": {"linkedin post", "tweet", "social post", "social media post", "product description", "caption", "tagline", "reply to",
+	"tag":            {"labels on these", "label every", "label each", "tags to each", "add tags", "tags on these"},
+	"quick_research": {"look up", "look it up"},
+	"compose": {"email to", "email asking", "message to", "linkedin post", "tweet", "social post", "social media post", "product description", "caption", "tagline", "reply to",
 		"response to the customer", "email reply", "short reply", "slogan", "headline", "short bio", "thank-you note", "thank you note"},
 }
 
@@ -281,13 +283,16 @@ func toAudience(ts []string) bool {
 	if len(ts) == 0 || ts[0] != "to" && ts[0] != "for" {
 		return false
 	}
-	for _, w := range ts[1:min(len(ts), 4)] {
-		if audiences[w] {
+	for j, w := range ts[1:min(len(ts), 4)] {
+		if audiences[w] && !(j+2 < len(ts) && channels[ts[j+2]]) { // "for our company blog" is no audience
 			return true
 		}
 	}
 	return false
 }
+
+// channels after an audience word make it a channel's name.
+var channels = stemSet(`blog website site page newsletter account channel intranet`)
 
 func equalWords(a, b []string) bool {
 	if len(a) != len(b) {
