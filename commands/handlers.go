@@ -47,6 +47,12 @@ type Ports struct {
 	// after it, reflect its events (projections.Queries); nil skips the
 	// wait (tests without read models).
 	Consistency Waiter
+	// Erasures starts a confirmed data deletion in this process at once
+	// (optional: the erasure runner finds it within its poll);
+	// DeletionTTL is how long a deletion request may be confirmed (0:
+	// deletion.DefaultTTL).
+	Erasures    ErasureKicker
+	DeletionTTL time.Duration
 }
 
 // Handlers are the command handlers the API runs, one per command, each
@@ -109,12 +115,18 @@ type Handlers struct {
 	// In-app notifications (spec B, Notifications).
 	MarkNotificationsRead Handler[MarkNotificationsRead, NotificationsMarked]
 
+	// Data deletion (spec B): a request, and its confirmation, which
+	// starts the erasure.
+	RequestDeletion Handler[RequestDeletion, DeletionRequested]
+	ConfirmDeletion Handler[ConfirmDeletion, DeletionConfirmed]
+
 	// Workspace webhook endpoints (spec B, Workspace webhooks).
 	CreateWebhookEndpoint  Handler[CreateWebhookEndpoint, WebhookEndpointCreated]
 	UpdateWebhookEndpoint  Handler[UpdateWebhookEndpoint, WebhookEndpointChanged]
 	DeleteWebhookEndpoint  Handler[DeleteWebhookEndpoint, WebhookEndpointChanged]
 	TestWebhookEndpoint    Handler[TestWebhookEndpoint, WebhookEndpointTested]
 	VerifyWebhookSignature Handler[VerifyWebhookSignature, WebhookSignatureVerified]
+	RotateWebhookSecret    Handler[RotateWebhookSecret, WebhookSecretRotated]
 
 	background *Background
 }
@@ -153,6 +165,8 @@ func NewHandlers(repos *Repositories, p Ports) *Handlers {
 			NewTestWebhookEndpointHandler(repos, opener(p.Sealer), p.WebhookSender)), log, p.Consistency),
 		VerifyWebhookSignature: ready(Handler[VerifyWebhookSignature, WebhookSignatureVerified](
 			NewVerifyWebhookSignatureHandler(repos, opener(p.Sealer))), log, p.Consistency),
+		RotateWebhookSecret: ready(Handler[RotateWebhookSecret, WebhookSecretRotated](
+			NewRotateWebhookSecretHandler(repos, p.Sealer, p.NewSecret)), log, p.Consistency),
 		StepWorkflow:       ready(Handler[StepWorkflow, WorkflowStepped](NewStepWorkflowHandler(repos, p.InteractiveIdle)), log, p.Consistency),
 		ApproveWorkflow:    ready(Handler[ApproveWorkflow, WorkflowDecided](NewApproveWorkflowHandler(repos)), log, p.Consistency),
 		ResumeWorkflow:     ready(Handler[ResumeWorkflow, WorkflowResumed](NewResumeWorkflowHandler(repos)), log, p.Consistency),
@@ -194,6 +208,10 @@ func NewHandlers(repos *Repositories, p Ports) *Handlers {
 		ConfigureAutoReload: ready(Handler[ConfigureAutoReload, AutoReloadConfigured](NewConfigureAutoReloadHandler(repos, p.Payments)), log, p.Consistency),
 		MarkNotificationsRead: ready(Handler[MarkNotificationsRead, NotificationsMarked](
 			NewMarkNotificationsReadHandler(repos)), log, p.Consistency),
+		RequestDeletion: ready(Handler[RequestDeletion, DeletionRequested](
+			NewRequestDeletionHandler(repos, p.Sealer, p.DeletionTTL)), log, p.Consistency),
+		ConfirmDeletion: ready(Handler[ConfirmDeletion, DeletionConfirmed](
+			NewConfirmDeletionHandler(repos, p.Erasures)), log, p.Consistency),
 	}
 }
 

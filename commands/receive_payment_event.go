@@ -82,7 +82,14 @@ func (h ReceivePaymentEventHandler) Handle(ctx context.Context, cmd ReceivePayme
 	}
 	meta := event.Metadata{Actor: "processor", CausationID: ev.ID}
 	if uuid.Validate(out.OrgID) == nil {
-		meta.OrgID = out.OrgID
+		// an organization that does not exist (never did, or was erased)
+		// is not named by the record: the log keeps no id of an erased one
+		switch _, err := h.repos.Orgs.Get(ctx, out.OrgID); {
+		case err == nil:
+			meta.OrgID = out.OrgID
+		case !errors.Is(err, org.ErrNotFound):
+			return PaymentEventReceived{}, fmt.Errorf("payment event %s (%s): %w", ev.ID, ev.Type, err)
+		}
 	}
 	pos, err := h.repos.Store.Run(ctx, eventstore.TxOptions{Metadata: meta}, func(tx *eventstore.Tx) error {
 		out.Duplicate, out.Outcome = false, ""

@@ -8,6 +8,7 @@ import (
 	"svc/domain/apikey"
 	"svc/domain/connection"
 	"svc/domain/credit"
+	"svc/domain/deletion"
 	"svc/domain/delivery"
 	"svc/domain/folder"
 	"svc/domain/hook"
@@ -60,6 +61,8 @@ type Repositories struct {
 	// session id): what the payment processor's events did, once each.
 	PaymentEvents *eventstore.Repository[*payment.Record]
 	Checkouts     *eventstore.Repository[*payment.Record]
+	// Deletions are organizations' data deletion requests (by org id).
+	Deletions *eventstore.Repository[*deletion.Requests]
 }
 
 // NewRepositories returns the repositories over store.
@@ -137,6 +140,9 @@ func NewRepositories(store *eventstore.Store) *Repositories {
 		}),
 		Checkouts: eventstore.NewRepository(store, eventstore.Kind[*payment.Record]{
 			Stream: payment.CheckoutStream, New: func(string) *payment.Record { return payment.NewRecord() },
+		}),
+		Deletions: eventstore.NewRepository(store, eventstore.Kind[*deletion.Requests]{
+			Stream: deletion.Stream, New: func(string) *deletion.Requests { return deletion.New() },
 		}),
 	}
 }

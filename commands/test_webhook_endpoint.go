@@ -59,7 +59,7 @@ type testPayload struct {
 
 // Handle sends the delivery outside any transaction.
 func (h TestWebhookEndpointHandler) Handle(ctx context.Context, cmd TestWebhookEndpoint) (WebhookEndpointTested, error) {
-	e, secret, err := endpointSecret(ctx, h.endpoints, h.opener, cmd.OrgID, cmd.WorkspaceID, cmd.EndpointID)
+	e, secrets, err := endpointSecrets(ctx, h.endpoints, h.opener, cmd.OrgID, cmd.WorkspaceID, cmd.EndpointID, h.now())
 	if err != nil {
 		return WebhookEndpointTested{}, fmt.Errorf("test webhook endpoint: %w", err)
 	}
@@ -68,26 +68,36 @@ func (h TestWebhookEndpointHandler) Handle(ctx context.Context, cmd TestWebhookE
 	if err != nil {
 		return WebhookEndpointTested{}, err
 	}
-	res := h.sender.Send(ctx, webhook.Delivery{ID: id, URL: e.Settings().URL, Secret: secret, EventType: hook.TestEvent, Body: body, Attempt: 1})
+	d := webhook.Delivery{ID: id, URL: e.Settings().URL, Secret: secrets[0], EventType: hook.TestEvent, Body: body, Attempt: 1}
+	if len(secrets) > 1 {
+		d.Previous = secrets[1]
+	}
+	res := h.sender.Send(ctx, d)
 	return WebhookEndpointTested{Delivered: res.Delivered, StatusCode: res.StatusCode}, nil
 }
 
-// endpointSecret reads endpoint id of workspace wsID (of orgID) and opens
-// its secret.
-func endpointSecret(ctx context.Context, endpoints *eventstore.Repository[*hook.Endpoint], opener Opener, orgID, wsID, id string) (*hook.Endpoint, string, error) {
+// endpointSecrets reads endpoint id of workspace wsID (of orgID) and opens
+// the secrets that sign at now: its secret, then the one a rotation
+// replaced while its overlap lasts.
+func endpointSecrets(ctx context.Context, endpoints *eventstore.Repository[*hook.Endpoint], opener Opener, orgID, wsID, id string,
+	now time.Time) (*hook.Endpoint, []string, error) {
 	e, err := endpoints.GetOwned(ctx, orgID, id)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
 	if e.WorkspaceID() != wsID || !e.Exists() {
-		return nil, "", hook.ErrNotFound
+		return nil, nil, hook.ErrNotFound
 	}
 	if opener == nil {
-		return nil, "", errors.New("no opener for sealed secrets")
+		return nil, nil, errors.New("no opener for sealed secrets")
 	}
-	secret, err := opener.Open(e.SealedSecret())
-	if err != nil {
-		return nil, "", fmt.Errorf("open secret: %w", err)
+	var secrets []string
+	for _, sealed := range e.Secrets(now) {
+		secret, err := opener.Open(sealed)
+		if err != nil {
+			return nil, nil, fmt.Errorf("open secret: %w", err)
+		}
+		secrets = append(secrets, string(secret))
 	}
-	return e, string(secret), nil
+	return e, secrets, nil
 }

@@ -12,7 +12,8 @@ import (
 
 // VerifyWebhookSignature checks an X-Svc-Signature value against a raw
 // body with an endpoint's secret, as a receiver would (webhook.Verify:
-// the timestamp within webhook.DefaultTolerance).
+// the timestamp within webhook.DefaultTolerance); during a rotation's
+// overlap the secret it replaced verifies too.
 type VerifyWebhookSignature struct {
 	OrgID       string
 	WorkspaceID string
@@ -42,10 +43,15 @@ func NewVerifyWebhookSignatureHandler(repos *Repositories, opener Opener) Verify
 // Handle answers whether the signature is valid; a malformed, mismatched
 // or expired one is not.
 func (h VerifyWebhookSignatureHandler) Handle(ctx context.Context, cmd VerifyWebhookSignature) (WebhookSignatureVerified, error) {
-	_, secret, err := endpointSecret(ctx, h.endpoints, h.opener, cmd.OrgID, cmd.WorkspaceID, cmd.EndpointID)
+	now := h.now()
+	_, secrets, err := endpointSecrets(ctx, h.endpoints, h.opener, cmd.OrgID, cmd.WorkspaceID, cmd.EndpointID, now)
 	if err != nil {
 		return WebhookSignatureVerified{}, fmt.Errorf("verify webhook signature: %w", err)
 	}
-	err = webhook.Verify(secret, cmd.Signature, []byte(cmd.Payload), webhook.DefaultTolerance, h.now())
-	return WebhookSignatureVerified{Valid: err == nil}, nil
+	for _, secret := range secrets {
+		if webhook.Verify(secret, cmd.Signature, []byte(cmd.Payload), webhook.DefaultTolerance, now) == nil {
+			return WebhookSignatureVerified{Valid: true}, nil
+		}
+	}
+	return WebhookSignatureVerified{Valid: false}, nil
 }

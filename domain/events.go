@@ -4,6 +4,7 @@ import (
 	"svc/domain/apikey"
 	"svc/domain/connection"
 	"svc/domain/credit"
+	"svc/domain/deletion"
 	"svc/domain/delivery"
 	"svc/domain/folder"
 	"svc/domain/hook"
@@ -35,5 +36,6 @@ func Events() *event.Registry {
 		payment.RegisterEvents,
 		hook.RegisterEvents,
 		notification.RegisterEvents,
+		deletion.RegisterEvents,
 	)
 }

@@ -46,6 +46,10 @@ var nullable = map[string]bool{
 	"threshold": true, "amount": true, "monthly_limit": true, "reset_at": true, "last_reload_at": true,
 	// a notification unread, or not about a workflow
 	"read_at": true, "workflow_id": true,
+	// a deletion request not confirmed, or not finished yet
+	"soft_deleted_at": true, "hard_deleted_at": true,
+	// a webhook's secret rotated without overlap
+	"previous_secret_expires_at": true,
 }
 
 func noNullLists(t *testing.T, where, path string, v any) {
@@ -281,6 +285,9 @@ func TestEveryWriteIsReadBack(t *testing.T) {
 	for name, w := range notificationWalks(t, f) {
 		walk[name] = w
 	}
+	for name, w := range deletionWalks(t, f) {
+		walk[name] = w
+	}
 	for name, w := range llmPolicyWalks(t, f, key, signup.WorkspaceID) {
 		walk[name] = w
 	}
@@ -333,6 +340,7 @@ func TestNoNullLists(t *testing.T) {
 		"GET billing.auto_reload":       "/api/billing/auto-reload",
 		"GET notifications.list":        "/api/notifications",
 		"GET notifications.count":       "/api/notifications/count",
+		"GET data.delete_requests":      "/api/data/delete-request",
 		"GET rigor.templates":           "/api/rigor/templates",
 		"GET rigor.task_types":          "/api/rigor/task-types",
 		"GET rigor.status":              "/api/rigor/status/" + id,

@@ -74,6 +74,33 @@ func webhookWalks(t *testing.T, f *fixture) map[string]func(t *testing.T) {
 				}
 			}
 		},
+		"POST workspaces.webhooks.rotate_secret": func(t *testing.T) {
+			id, old := create(t)
+			code, body := f.call(t, "POST", base+"/"+id+"/rotate-secret", key, map[string]any{"overlap_hours": 1})
+			secret, _ := body["secret"].(string)
+			if code != 200 || body["ok"] != true || body["id"] != id || len(secret) != 64 || secret == old || body["previous_secret_expires_at"] == nil {
+				t.Fatalf("rotate: %d %v", code, body)
+			}
+			// read back at once: both secrets verify during the overlap
+			payload := `{"type":"test"}`
+			for _, s := range []string{secret, old} {
+				code, body := f.call(t, "POST", base+"/"+id+"/verify", key, map[string]any{"payload": payload,
+					"signature": webhook.Sign(s, time.Now(), []byte(payload))})
+				if code != 200 || body["valid"] != true {
+					t.Fatalf("verify after rotation: %d %v", code, body)
+				}
+			}
+			// without overlap the old secret stops at once
+			code, body = f.call(t, "POST", base+"/"+id+"/rotate-secret", key, map[string]any{"overlap_hours": 0})
+			if code != 200 || body["previous_secret_expires_at"] != nil {
+				t.Fatalf("rotate without overlap: %d %v", code, body)
+			}
+			code, body = f.call(t, "POST", base+"/"+id+"/verify", key, map[string]any{"payload": payload,
+				"signature": webhook.Sign(secret, time.Now(), []byte(payload))})
+			if code != 200 || body["valid"] != false {
+				t.Fatalf("verify with the retired secret: %d %v", code, body)
+			}
+		},
 	}
 }
 

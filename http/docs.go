@@ -57,6 +57,9 @@ var routeDocs = map[string]routeDoc{
 	"notifications.list":         {authEither, "In-app notifications, newest first: unread_only?, limit?, cursor?."},
 	"notifications.count":        {authEither, "Unread notifications."},
 	"notifications.read":         {authEither, "Mark notifications read: notification_ids or all."},
+	"data.delete_requests":       {authEither + " (owner)", "The organization's data deletion requests."},
+	"data.delete_request":        {authEither + " (owner, 5 per day)", "Request the erasure of all of the organization's data: answers a confirmation token."},
+	"data.confirm_deletion":      {authEither + " (owner)", "Confirm a deletion request (request_id, confirmation_token): keys and sessions stop, the data is erased."},
 
 	"workspaces.list":                     {authEither, "Workspaces the caller may act in: include_archived?."},
 	"workspaces.create":                   {authEither + " (Team, Enterprise)", "Create a workspace. Body: name."},
@@ -91,6 +94,7 @@ var routeDocs = map[string]routeDoc{
 	"workspaces.webhooks.delete":          {authEither + " (admin; Pro+)", "Delete an event webhook."},
 	"workspaces.webhooks.test":            {authEither + " (admin; Pro+)", "Send a signed test delivery."},
 	"workspaces.webhooks.verify":          {authEither + " (member; Pro+)", "Check a payload against an X-Svc-Signature value."},
+	"workspaces.webhooks.rotate_secret":   {authEither + " (admin; Pro+)", "A new signing secret (shown once); the old one signs beside it for overlap_hours (24)."},
 
 	"rigor.templates":           {authNone, "Workflow templates."},
 	"rigor.task_types":          {authKey, "Task types the planner knows."},

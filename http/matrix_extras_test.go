@@ -33,6 +33,10 @@ func matrixExtras(w string) map[string]route {
 		"GET notifications.list":   {path: "/api/notifications", spec: "B"},
 		"GET notifications.count":  {path: "/api/notifications/count", spec: "B"},
 		"PATCH notifications.read": {path: "/api/notifications/read", spec: "B", body: map[string]any{}},
+		// data deletion: the owner's; a confirmation without its fields is 400 missing_field at the floor
+		"GET data.delete_requests":     {path: "/api/data/delete-request", floor: apikey.Owner, spec: "B"},
+		"POST data.delete_request":     {path: "/api/data/delete-request", floor: apikey.Owner, spec: "B"},
+		"DELETE data.confirm_deletion": {path: "/api/data/confirm-deletion", floor: apikey.Owner, spec: "B", body: map[string]any{}},
 		// llm policy: the matrix's organization is on Enterprise; a PUT without allowed_models is 400 at the floor
 		"GET workspaces.llm_policy.get": {path: w + "/llm-policy", spec: "B", foreign: true},
 		"PUT workspaces.llm_policy.set": {path: w + "/llm-policy", floor: apikey.Admin, spec: "B", body: map[string]any{}, foreign: true},
@@ -40,11 +44,12 @@ func matrixExtras(w string) map[string]route {
 		"GET workspaces.budget.get": {path: w + "/budget", spec: "B", foreign: true},
 		"PUT workspaces.budget.set": {path: w + "/budget", floor: apikey.Admin, spec: "B", body: map[string]any{}, foreign: true},
 		// workspace webhooks (the matrix's organization is on Enterprise): an unknown webhook, bodies missing a field
-		"GET workspaces.webhooks.list":      {path: w + "/webhooks", floor: apikey.Member, spec: "B", foreign: true},
-		"POST workspaces.webhooks.create":   {path: w + "/webhooks", floor: apikey.Admin, spec: "B", body: map[string]any{}, foreign: true},
-		"PATCH workspaces.webhooks.update":  {path: w + noWebhook, floor: apikey.Admin, spec: "B", body: map[string]any{}, foreign: true},
-		"DELETE workspaces.webhooks.delete": {path: w + noWebhook, floor: apikey.Admin, spec: "B", foreign: true},
-		"POST workspaces.webhooks.test":     {path: w + noWebhook + "/test", floor: apikey.Admin, spec: "B", foreign: true},
-		"POST workspaces.webhooks.verify":   {path: w + noWebhook + "/verify", floor: apikey.Member, spec: "B", body: map[string]any{}, foreign: true},
+		"GET workspaces.webhooks.list":           {path: w + "/webhooks", floor: apikey.Member, spec: "B", foreign: true},
+		"POST workspaces.webhooks.create":        {path: w + "/webhooks", floor: apikey.Admin, spec: "B", body: map[string]any{}, foreign: true},
+		"PATCH workspaces.webhooks.update":       {path: w + noWebhook, floor: apikey.Admin, spec: "B", body: map[string]any{}, foreign: true},
+		"DELETE workspaces.webhooks.delete":      {path: w + noWebhook, floor: apikey.Admin, spec: "B", foreign: true},
+		"POST workspaces.webhooks.test":          {path: w + noWebhook + "/test", floor: apikey.Admin, spec: "B", foreign: true},
+		"POST workspaces.webhooks.verify":        {path: w + noWebhook + "/verify", floor: apikey.Member, spec: "B", body: map[string]any{}, foreign: true},
+		"POST workspaces.webhooks.rotate_secret": {path: w + noWebhook + "/rotate-secret", floor: apikey.Admin, spec: "B", foreign: true},
 	}
 }

@@ -36,7 +36,7 @@ var tagGroups = []struct {
 }{
 	{"Workflow API (spec A)", []string{tagPlanning, tagExecution, tagWorkflows, tagUsage}},
 	{"Platform (spec B)", []string{tagKeys, tagSessions, tagUser, tagBilling, tagNotifications, tagWorkspaces, tagMembers,
-		tagWorkspaceKeys, tagFolders, tagSettings, tagHooks, tagConnections}},
+		tagWorkspaceKeys, tagFolders, tagSettings, tagHooks, tagConnections, tagDataDeletion}},
 	{"Service", []string{tagService, tagReference}},
 }
 
@@ -161,7 +161,7 @@ var tagDescriptions = map[string]string{
 	tagWorkspaces: "Workspaces of an organization.", tagMembers: "Members, roles and invitations.",
 	tagWorkspaceKeys: "API keys of a workspace.", tagFolders: "Folders of workflows.", tagSettings: "Audit log, budget and model policy.",
 	tagHooks: "Event webhooks of a workspace (Pro and above).", tagConnections: "OAuth connections to MCP providers.",
-	tagService: "Health of the service.", tagReference: "This reference.",
+	tagService: "Health of the service.", tagReference: "This reference.", tagDataDeletion: "Irreversible erasure of all of an organization's data (the owner's).",
 }
 
 func tagsOf() []any {

@@ -133,6 +133,16 @@ var fieldNotes = map[string]fieldNote{
 	"httpapi.auditActor.type":                      {patch: enum("user", "api_key", "system")},
 	"httpapi.auditLogResponse.next_cursor":         {desc: "Pass as cursor for the next page; null on the last."},
 
+	// data deletion
+	"httpapi.deletionRequestCreated.request_id":         {patch: uuidFormat},
+	"httpapi.deletionRequestCreated.status":             {patch: enum("pending")},
+	"httpapi.deletionRequestCreated.confirmation_token": {desc: "Shown to the owner who asked; DELETE /api/data/confirm-deletion takes it."},
+	"httpapi.deletionRequestCreated.expires_at":         {desc: "The request must be confirmed before this time."},
+	"httpapi.deletionRequestBody.id":                    {patch: uuidFormat},
+	"httpapi.deletionRequestBody.status":                {patch: enum("pending", "expired", "erasing", "completed")},
+	"httpapi.deletionRequestBody.error":                 {desc: "Why the last attempt of the erasure failed (it is retried); null otherwise."},
+	"httpapi.deletionConfirmedResponse.status":          {patch: enum("completed", "erasing")},
+
 	// workspaces
 	"httpapi.workspaceBody.id":                 {patch: uuidFormat},
 	"httpapi.workspaceBody.llm_policy":         {of: &wsLLMPolicy{}, nullable: true},

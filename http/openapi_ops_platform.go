@@ -20,6 +20,7 @@ const (
 	tagSettings      = "Workspace settings"
 	tagHooks         = "Workspace webhooks"
 	tagConnections   = "MCP connections"
+	tagDataDeletion  = "Data deletion"
 )
 
 var (
@@ -104,6 +105,16 @@ var platformOps = map[string]apiOp{
 		replies: []reply{ok(200, "The unread count.", notificationCountResponse{})}},
 	"notifications.read": {tag: tagNotifications, summary: "Mark notifications read", guard: guardPlatform, body: notificationsReadBody{},
 		replies: []reply{ok(200, "How many were marked.", notificationsReadResponse{})}},
+
+	"data.delete_requests": {tag: tagDataDeletion, summary: "List deletion requests", guard: guardPlatform, floor: apikey.Owner,
+		replies: []reply{ok(200, "The organization's deletion requests, newest first.", deletionRequestsResponse{})}},
+	"data.delete_request": {tag: tagDataDeletion, summary: "Request the deletion of all data", guard: guardPlatform, floor: apikey.Owner, readsBody: true,
+		replies: []reply{ok(202, "The request and its confirmation token (the caller's pending request when asked again within 10 minutes).", deletionRequestCreated{})},
+		errs:    []codes{errs(409, "deletion_already_pending"), errs(429, "deletion_rate_limited")}},
+	"data.confirm_deletion": {tag: tagDataDeletion, summary: "Confirm a deletion request", guard: guardPlatform, floor: apikey.Owner,
+		body: confirmDeletionBody{}, required: []string{"request_id", "confirmation_token"},
+		replies: []reply{ok(200, "Confirmed: the organization's keys and sessions stopped working and its data was erased (status completed), or is being erased (status erasing).", deletionConfirmedResponse{})},
+		errs:    []codes{missingField, errs(404, "invalid_deletion_request"), errs(500, "deletion_failed")}},
 
 	"workspaces.list": {tag: tagWorkspaces, summary: "List workspaces", guard: guardPlatform,
 		params:  []param{query("include_archived", "true lists archived workspaces too.", boolStr)},
@@ -205,4 +216,8 @@ var platformOps = map[string]apiOp{
 		body: verifyBody{}, required: []string{"payload", "signature"},
 		replies: []reply{ok(200, "Whether the signature verifies the payload.", webhookVerifyResponse{})},
 		errs:    []codes{errs(403, "tier_required")}},
+	"workspaces.webhooks.rotate_secret": {tag: tagHooks, summary: "Rotate the signing secret", guard: guardWorkspace, floor: apikey.Admin,
+		body: rotateSecretBody{}, bodyOptional: true,
+		replies: []reply{ok(200, "The new secret, shown this once; the previous one signs beside it until previous_secret_expires_at.", webhookSecretResponse{})},
+		errs:    []codes{errs(403, "tier_required"), errs(404, "not_found")}},
 }

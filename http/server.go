@@ -33,6 +33,9 @@ type Config struct {
 	SSEHeartbeat, SSETimeout, SSEPoll time.Duration
 	// PlanTimeout is spec A's plan time budget (default 25 s).
 	PlanTimeout time.Duration
+	// ErasureWait bounds how long a data deletion's confirmation waits
+	// for the erasure (default 25 s).
+	ErasureWait time.Duration
 }
 
 // Kicker is told when a workflow was queued, so a worker of this process
@@ -189,6 +192,7 @@ func (s *Server) routes() {
 	s.billingProcessorRoutes(r)
 	s.autoReloadRoutes(r)
 	s.notificationRoutes(r)
+	s.dataDeletionRoutes(r)
 
 	// Workflow routes (spec A): the per-org rate limit applies to those it
 	// lists; templates and task types are not limited.

@@ -52,6 +52,7 @@ func (s *Server) workspaceRoutes(r *mux.Router) {
 	ws("/webhooks/{webhook_id}", http.MethodDelete, "webhooks.delete", apikey.Admin, s.deleteWebhook)
 	ws("/webhooks/{webhook_id}/test", http.MethodPost, "webhooks.test", apikey.Admin, s.testWebhook)
 	ws("/webhooks/{webhook_id}/verify", http.MethodPost, "webhooks.verify", apikey.Member, s.verifyWebhook)
+	ws("/webhooks/{webhook_id}/rotate-secret", http.MethodPost, "webhooks.rotate_secret", apikey.Admin, s.rotateWebhookSecret)
 	r.Handle("/api/invites/accept", s.handle(s.acceptInvite)).Methods(http.MethodPost).Name("invites.accept")
 }
 

@@ -81,9 +81,11 @@ func (p Principal) Actor() string {
 }
 
 // PrincipalByHash finds the key with the given hash and its org's tier.
+// A key of an organization being erased is revoked.
 func PrincipalByHash(ctx context.Context, db eventstore.DB, hash string) (Principal, error) {
 	var p Principal
-	err := db.QueryRow(ctx, `SELECT k.key_id::text, k.org_id::text, k.workspace_id::text, k.role, coalesce(o.tier, 'free'), k.revoked_at IS NOT NULL
+	err := db.QueryRow(ctx, `SELECT k.key_id::text, k.org_id::text, k.workspace_id::text, k.role, coalesce(o.tier, 'free'),
+			k.revoked_at IS NOT NULL OR o.erasing_since IS NOT NULL
 		FROM api_keys k LEFT JOIN organizations o ON o.org_id = k.org_id WHERE k.hash = $1`, hash).
 		Scan(&p.KeyID, &p.OrgID, &p.WorkspaceID, &p.Role, &p.Tier, &p.Revoked)
 	if errors.Is(err, pgx.ErrNoRows) {

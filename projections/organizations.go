@@ -8,19 +8,22 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"svc/domain/deletion"
 	"svc/domain/org"
 	"svc/eventstore"
 	"svc/eventstore/event"
 )
 
 // Organizations is the read model of organizations: tier, email,
-// verification, and the payment processor's subscription and customer.
+// verification, the payment processor's subscription and customer, and
+// whether the organization is being erased (erasing_since: its keys and
+// sessions fail from then on).
 type Organizations struct{}
 
 // SchemaVersion implements Versioned: 2 added subscription_id and
 // billing_customer_id (subscription_status is moved by the processor's
-// events).
-func (Organizations) SchemaVersion() int { return 2 }
+// events); 3 added erasing_since (DeletionConfirmed).
+func (Organizations) SchemaVersion() int { return 3 }
 
 // Name implements Projection.
 func (Organizations) Name() string { return "organizations" }
@@ -39,14 +42,16 @@ func (Organizations) Tables() []Table {
 			billing_customer_id text,
 			workspace_id uuid NOT NULL,
 			created_at timestamptz NOT NULL,
-			updated_at timestamptz NOT NULL`,
+			updated_at timestamptz NOT NULL,
+			erasing_since timestamptz`,
 		Indexes: []string{`CREATE INDEX {{table}}_email ON {{table}} (lower(email))`},
 	}}
 }
 
 // EventTypes implements Projection.
 func (Organizations) EventTypes() []string {
-	return []string{org.EventCreated, org.EventEmailVerified, org.EventTierChanged, org.EventSubscriptionChanged, org.EventCustomerLinked}
+	return []string{org.EventCreated, org.EventEmailVerified, org.EventTierChanged, org.EventSubscriptionChanged, org.EventCustomerLinked,
+		deletion.EventConfirmed}
 }
 
 // Apply implements Projection.
@@ -70,6 +75,8 @@ func (Organizations) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []ev
 			}
 		case org.CustomerLinked:
 			b.Queue(`UPDATE `+table+` SET billing_customer_id = $2, updated_at = $3 WHERE org_id = $1`, e.Metadata.OrgID, d.CustomerID, e.RecordedAt)
+		case deletion.Confirmed:
+			b.Queue(`UPDATE `+table+` SET erasing_since = $2, updated_at = $2 WHERE org_id = $1`, d.OrgID, e.RecordedAt)
 		}
 	}
 	return sendBatch(ctx, tx, b)

@@ -15,7 +15,8 @@ import (
 
 // SessionPrincipal is the principal of a valid session's access token: its
 // user, in the user's own organization and default workspace with the
-// user's role there. ErrNotFound for an unknown, expired or revoked token.
+// user's role there. ErrNotFound for an unknown, expired or revoked token,
+// and while the user's organization is being erased.
 func (q *Queries) SessionPrincipal(ctx context.Context, access string) (Principal, error) {
 	db := q.store.Pool()
 	sessionID, userID, err := credentials.SessionOf(ctx, db, access)
@@ -28,7 +29,7 @@ func (q *Queries) SessionPrincipal(ctx context.Context, access string) (Principa
 	p := Principal{UserID: userID, SessionID: sessionID}
 	err = db.QueryRow(ctx, `SELECT u.org_id::text, u.workspace_id::text, coalesce(m.role, 'viewer'), coalesce(o.tier, 'free')
 		FROM users u LEFT JOIN workspace_members m ON m.workspace_id = u.workspace_id AND m.user_id = u.user_id
-		LEFT JOIN organizations o ON o.org_id = u.org_id WHERE u.user_id = $1`, userID).
+		LEFT JOIN organizations o ON o.org_id = u.org_id WHERE u.user_id = $1 AND o.erasing_since IS NULL`, userID).
 		Scan(&p.OrgID, &p.WorkspaceID, &p.Role, &p.Tier)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Principal{}, ErrNotFound
@@ -53,8 +54,9 @@ type MembershipRow struct {
 	Role          apikey.Role
 }
 
-// User is user id with the workspaces they belong to (archived ones
-// left out), oldest membership first.
+// User is user id with the workspaces they belong to (archived ones and
+// those of an organization being erased left out), oldest membership
+// first.
 func (q *Queries) User(ctx context.Context, id string) (UserRow, []MembershipRow, error) {
 	db := q.store.Pool()
 	u := UserRow{UserID: id}
@@ -66,7 +68,8 @@ func (q *Queries) User(ctx context.Context, id string) (UserRow, []MembershipRow
 		return UserRow{}, nil, fmt.Errorf("user: %w", err)
 	}
 	rows, err := db.Query(ctx, `SELECT w.id::text, w.name, m.role FROM workspace_members m JOIN workspaces w ON w.id = m.workspace_id
-		WHERE m.user_id = $1 AND w.archived_at IS NULL ORDER BY m.created_at, w.id`, id)
+		LEFT JOIN organizations o ON o.org_id = w.org_id
+		WHERE m.user_id = $1 AND w.archived_at IS NULL AND o.erasing_since IS NULL ORDER BY m.created_at, w.id`, id)
 	if err != nil {
 		return UserRow{}, nil, fmt.Errorf("memberships: %w", err)
 	}
@@ -102,10 +105,11 @@ func scanWorkspace(r pgx.CollectableRow) (WorkspaceRow, error) {
 	return w, r.Scan(&w.ID, &w.OrgID, &w.Name, &w.Slug, &w.IsDefault, &w.CreatedAt, &w.ArchivedAt, &w.Tier)
 }
 
-// Workspace is workspace id; ErrNotFound when missing.
+// Workspace is workspace id; ErrNotFound when missing, or when its
+// organization is being erased.
 func (q *Queries) Workspace(ctx context.Context, id string) (WorkspaceRow, error) {
 	rows, err := q.store.Pool().Query(ctx, `SELECT `+workspaceColumns+` FROM workspaces w
-		LEFT JOIN organizations o ON o.org_id = w.org_id WHERE w.id = $1`, id)
+		LEFT JOIN organizations o ON o.org_id = w.org_id WHERE w.id = $1 AND o.erasing_since IS NULL`, id)
 	if err != nil {
 		return WorkspaceRow{}, fmt.Errorf("workspace: %w", err)
 	}
@@ -134,9 +138,10 @@ type WorkspaceFilter struct {
 	OnlyID string
 }
 
-// Workspaces lists workspaces, oldest first.
+// Workspaces lists workspaces, oldest first (none of an organization
+// being erased).
 func (q *Queries) Workspaces(ctx context.Context, f WorkspaceFilter) ([]WorkspaceRow, error) {
-	sql := `SELECT ` + workspaceColumns + ` FROM workspaces w LEFT JOIN organizations o ON o.org_id = w.org_id WHERE `
+	sql := `SELECT ` + workspaceColumns + ` FROM workspaces w LEFT JOIN organizations o ON o.org_id = w.org_id WHERE o.erasing_since IS NULL AND `
 	var args []any
 	switch {
 	case f.MemberID != "":

@@ -65,7 +65,7 @@ func schemaVersion(p Projection) int {
 
 // All returns every projection of the service, in the order the CLI lists them.
 func All() []Projection {
-	return []Projection{Organizations{}, Keys{}, Workspaces{}, Users{}, Invites{}, Billing{}, NewWorkflows(), Folders{}, TaskCosts{}, WebhookDeliveries{}, Usage{}, Audit{}, Budgets{}, LLMPolicies{}, AutoReloads{}, Notifications{}, WebhookEndpoints{}}
+	return []Projection{Organizations{}, Keys{}, Workspaces{}, Users{}, Invites{}, Billing{}, NewWorkflows(), Folders{}, TaskCosts{}, WebhookDeliveries{}, Usage{}, Audit{}, Budgets{}, LLMPolicies{}, AutoReloads{}, Notifications{}, WebhookEndpoints{}, DeletionRequests{}}
 }
 
 // Tables maps a table name to its physical table in one generation.

@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -14,8 +13,14 @@ import (
 
 // TaskCosts is the execution history of each task type: how far what
 // completed workflows cost strayed from their estimate. The plan's
-// cost.range comes from it.
+// cost.range comes from it. It is kept per organization and summed when
+// read, so that erasing an organization takes its runs out of the history
+// (a rebuild from the log without them equals the live model).
 type TaskCosts struct{}
+
+// SchemaVersion implements Versioned: 2 keeps a row per task type and
+// organization (org_id), summed by TaskCost.
+func (TaskCosts) SchemaVersion() int { return 2 }
 
 // Name implements Projection.
 func (TaskCosts) Name() string { return "task_costs" }
@@ -24,11 +29,13 @@ func (TaskCosts) Name() string { return "task_costs" }
 func (TaskCosts) Tables() []Table {
 	return []Table{{
 		Name: "task_costs",
-		DDL: `task_type text PRIMARY KEY,
+		DDL: `task_type text NOT NULL,
+			org_id text NOT NULL,
 			runs bigint NOT NULL,
 			min_ratio double precision NOT NULL,
 			max_ratio double precision NOT NULL,
-			credits bigint NOT NULL`,
+			credits bigint NOT NULL,
+			PRIMARY KEY (task_type, org_id)`,
 		Storage: "fillfactor = 50",
 	}}
 }
@@ -49,10 +56,10 @@ func (TaskCosts) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []event.
 			continue
 		}
 		ratio := float64(d.CreditsUsed) / float64(d.Estimated)
-		b.Queue(`INSERT INTO `+t.Of("task_costs")+` AS c (task_type, runs, min_ratio, max_ratio, credits) VALUES ($1, 1, $2, $2, $3)
-			ON CONFLICT (task_type) DO UPDATE SET runs = c.runs + 1, min_ratio = least(c.min_ratio, excluded.min_ratio),
+		b.Queue(`INSERT INTO `+t.Of("task_costs")+` AS c (task_type, org_id, runs, min_ratio, max_ratio, credits) VALUES ($1, $2, 1, $3, $3, $4)
+			ON CONFLICT (task_type, org_id) DO UPDATE SET runs = c.runs + 1, min_ratio = least(c.min_ratio, excluded.min_ratio),
 				max_ratio = greatest(c.max_ratio, excluded.max_ratio), credits = c.credits + excluded.credits`,
-			d.TaskType, ratio, d.CreditsUsed)
+			d.TaskType, e.Metadata.OrgID, ratio, d.CreditsUsed)
 	}
 	return sendBatch(ctx, tx, b)
 }
@@ -63,14 +70,18 @@ type CostRatio struct {
 	Min, Max float64
 }
 
-// TaskCost returns the history of a task type; ok is false without one.
+// TaskCost returns the history of a task type, every organization's runs
+// together; ok is false without one.
 func TaskCost(ctx context.Context, db eventstore.DB, taskType string) (c CostRatio, ok bool, err error) {
-	err = db.QueryRow(ctx, `SELECT runs, min_ratio, max_ratio FROM task_costs WHERE task_type = $1`, taskType).Scan(&c.Runs, &c.Min, &c.Max)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return CostRatio{}, false, nil
-	}
+	var runs *int64
+	var lo, hi *float64
+	err = db.QueryRow(ctx, `SELECT sum(runs)::bigint, min(min_ratio), max(max_ratio) FROM task_costs WHERE task_type = $1`, taskType).
+		Scan(&runs, &lo, &hi)
 	if err != nil {
 		return CostRatio{}, false, fmt.Errorf("task cost history: %w", err)
 	}
-	return c, true, nil
+	if runs == nil || lo == nil || hi == nil {
+		return CostRatio{}, false, nil
+	}
+	return CostRatio{Runs: *runs, Min: *lo, Max: *hi}, true, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"svc/domain/hook"
+	"svc/eventstore"
 	"svc/eventstore/event"
 )
 
@@ -39,7 +40,7 @@ func (WebhookEndpoints) Tables() []Table { return []Table{webhookEndpointsTable}
 
 // EventTypes implements Projection.
 func (WebhookEndpoints) EventTypes() []string {
-	return []string{hook.EventCreated, hook.EventUpdated, hook.EventDeleted}
+	return []string{hook.EventCreated, hook.EventUpdated, hook.EventDeleted, hook.EventDisabled}
 }
 
 // Apply implements Projection.
@@ -57,6 +58,8 @@ func (WebhookEndpoints) Apply(ctx context.Context, tx pgx.Tx, t Tables, events [
 				d.EndpointID, d.URL, nonNil(d.Events), d.Description, d.Active)
 		case hook.Deleted:
 			b.Queue(`DELETE FROM `+table+` WHERE endpoint_id = $1`, d.EndpointID)
+		case hook.Disabled:
+			b.Queue(`UPDATE `+table+` SET active = false WHERE endpoint_id = $1`, d.EndpointID)
 		}
 	}
 	return sendBatch(ctx, tx, b)
@@ -118,4 +121,32 @@ func (q *Queries) WebhookEndpoint(ctx context.Context, wsID, id string) (Webhook
 		return WebhookEndpointRow{}, fmt.Errorf("webhook endpoint: %w", err)
 	}
 	return w, nil
+}
+
+// WorkspaceEndpointIDs lists the endpoints of each of workspaces (active
+// or not) as the read model has them now: the webhook fan-out's
+// candidates, which it folds from their streams as they stood at the
+// event it delivers.
+func WorkspaceEndpointIDs(ctx context.Context, db eventstore.DB, workspaces []string) (map[string][]string, error) {
+	out := map[string][]string{}
+	if len(workspaces) == 0 {
+		return out, nil
+	}
+	rows, err := db.Query(ctx, `SELECT workspace_id::text, endpoint_id::text FROM webhook_endpoints
+		WHERE workspace_id = ANY($1::uuid[]) ORDER BY created_at, endpoint_id`, workspaces)
+	if err != nil {
+		return nil, fmt.Errorf("workspace webhook endpoints: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var ws, id string
+		if err := rows.Scan(&ws, &id); err != nil {
+			return nil, fmt.Errorf("workspace webhook endpoints: %w", err)
+		}
+		out[ws] = append(out[ws], id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("workspace webhook endpoints: %w", err)
+	}
+	return out, nil
 }

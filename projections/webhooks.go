@@ -23,11 +23,16 @@ const (
 
 // WebhookDeliveries is the read model of webhook deliveries: one row per
 // delivery with its state and, in log, every attempt's record in order.
-// The webhook dispatcher finds due deliveries in it.
+// The webhook dispatcher finds due deliveries in it. endpoint_id is set
+// for a delivery to a workspace webhook endpoint (spec B), null for a
+// workflow's own webhook (spec A).
 type WebhookDeliveries struct{}
 
 // Name implements Projection.
 func (WebhookDeliveries) Name() string { return "webhook_deliveries" }
+
+// SchemaVersion implements Versioned: 2 added endpoint_id.
+func (WebhookDeliveries) SchemaVersion() int { return 2 }
 
 // Tables implements Projection.
 func (WebhookDeliveries) Tables() []Table {
@@ -36,6 +41,7 @@ func (WebhookDeliveries) Tables() []Table {
 		DDL: `delivery_id text PRIMARY KEY,
 			org_id uuid NOT NULL,
 			workflow_id text NOT NULL,
+			endpoint_id text,
 			event_type text NOT NULL,
 			url text NOT NULL,
 			status text NOT NULL,
@@ -70,11 +76,11 @@ func (WebhookDeliveries) Apply(ctx context.Context, tx pgx.Tx, t Tables, events 
 		id := strings.TrimPrefix(e.StreamID, delivery.StreamPrefix)
 		switch d := e.Payload.(type) {
 		case delivery.Scheduled:
-			b.Queue(`INSERT INTO `+table+` (delivery_id, org_id, workflow_id, event_type, url, status, attempts,
+			b.Queue(`INSERT INTO `+table+` (delivery_id, org_id, workflow_id, endpoint_id, event_type, url, status, attempts,
 					next_attempt_at, created_at, updated_at, version, log)
-				VALUES ($1, $2, $3, $4, $5, $6, 0, $7, $8, $8, $9, '[]')
+				VALUES ($1, $2, $3, nullif($10, ''), $4, $5, $6, 0, $7, $8, $8, $9, '[]')
 				ON CONFLICT (delivery_id) DO NOTHING`,
-				id, d.OrgID, d.WorkflowID, d.Event, d.URL, DeliveryPending, d.NextAttemptAt, e.RecordedAt, e.Version)
+				id, d.OrgID, d.WorkflowID, d.Event, d.URL, DeliveryPending, d.NextAttemptAt, e.RecordedAt, e.Version, d.EndpointID)
 		case delivery.Attempted:
 			a := d
 			status := DeliveryPending
@@ -135,12 +141,12 @@ func DueDeliveries(ctx context.Context, db eventstore.DB, limit int) ([]string, 
 	return ids, nil
 }
 
-// Deliveries lists the webhook deliveries of workflow workflowID of orgID,
-// oldest first.
+// Deliveries lists the webhook deliveries of workflow workflowID of orgID
+// to its own webhook (not to workspace endpoints), oldest first.
 func Deliveries(ctx context.Context, db eventstore.DB, orgID, workflowID string) ([]DeliveryRow, error) {
 	rows, err := db.Query(ctx, `SELECT delivery_id, org_id::text, workflow_id, event_type, url, status, attempts,
 			last_status_code, last_error, next_attempt_at, created_at, delivered_at, log
-		FROM webhook_deliveries WHERE workflow_id = $1 AND org_id = $2
+		FROM webhook_deliveries WHERE workflow_id = $1 AND org_id = $2 AND endpoint_id IS NULL
 		ORDER BY created_at, delivery_id`, workflowID, orgID)
 	if err != nil {
 		return nil, fmt.Errorf("webhook deliveries: %w", err)

@@ -72,8 +72,11 @@ func (u *KeyUsage) Flush(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
+	// a key the keys read model no longer has (its organization was
+	// erased since it was used) is not written back
 	_, err := u.pool.Exec(ctx, `INSERT INTO api_key_usage (key_id, last_used_at)
-		SELECT * FROM unnest($1::uuid[], $2::timestamptz[])
+		SELECT u.key_id, u.at FROM unnest($1::uuid[], $2::timestamptz[]) AS u(key_id, at)
+		WHERE EXISTS (SELECT 1 FROM api_keys k WHERE k.key_id = u.key_id)
 		ON CONFLICT (key_id) DO UPDATE SET last_used_at = GREATEST(api_key_usage.last_used_at, EXCLUDED.last_used_at)`, ids, ats)
 	if err != nil {
 		u.mu.Lock()

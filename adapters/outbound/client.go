@@ -75,7 +75,7 @@ func newClient(o Options, check func(netip.Addr) error) (*http.Client, error) {
 		TLSClientConfig:       &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12},
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          100,
-		MaxIdleConnsPerHost:   4,
+		MaxIdleConnsPerHost:   32, // a webhook receiver takes many deliveries at once (the dispatcher runs 32)
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   5 * time.Second,
 		ExpectContinueTimeout: time.Second,

@@ -1,6 +1,7 @@
 // Package webhook holds the rules for webhook URLs and secrets, the
 // signature scheme, one-attempt delivery (Sender) and the retry schedule
-// (Backoff) of webhook delivery of execute.
+// (Backoff) of webhook delivery of execute (spec A) and of workspace
+// webhook endpoints (spec B).
 //
 // # Request
 //
@@ -13,8 +14,11 @@
 //	X-Svc-Delivery:    the delivery id; the same on every attempt of one
 //	                   delivery, so receivers can drop duplicates
 //	X-Svc-Attempt:     the attempt number, 1 for the first
-//	X-Svc-Workflow-Id: the workflow the event belongs to
-//	X-Svc-Signature:   t=<unix seconds>,v1=<hex HMAC-SHA256>
+//	X-Svc-Workflow-Id: the workflow the event belongs to (absent on a
+//	                   workspace endpoint's test delivery)
+//	X-Svc-Signature:   t=<unix seconds>,v1=<hex HMAC-SHA256>; during a
+//	                   workspace endpoint's secret rotation, a second v1
+//	                   by the secret it replaces (Delivery.Previous)
 //
 // A 2xx answer means delivered. 408, 425, 429, 5xx and network errors are
 // retried on the Backoff schedule, up to MaxAttempts attempts in all. Any

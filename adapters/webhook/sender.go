@@ -41,8 +41,12 @@ type Delivery struct {
 	ID string
 	// URL is the registered webhook URL.
 	URL string
-	// Secret is the workflow's webhook_secret, the HMAC key.
+	// Secret is the workflow's webhook_secret or the endpoint's secret,
+	// the HMAC key.
 	Secret string
+	// Previous is a second secret that signs beside Secret while a
+	// rotation's overlap lasts (a second v1); empty for none.
+	Previous string
 	// EventType is the event, e.g. workflow_completed (X-Svc-Event).
 	EventType string
 	// WorkflowID is the workflow the event belongs to (X-Svc-Workflow-Id).
@@ -144,8 +148,14 @@ func (s *Sender) send(ctx context.Context, d Delivery) Result {
 	h.Set(HeaderEvent, d.EventType)
 	h.Set(HeaderDelivery, d.ID)
 	h.Set(HeaderAttempt, strconv.Itoa(d.Attempt))
-	h.Set(HeaderWorkflowID, d.WorkflowID)
-	h.Set(HeaderSignature, Sign(d.Secret, s.now(), d.Body))
+	if d.WorkflowID != "" {
+		h.Set(HeaderWorkflowID, d.WorkflowID)
+	}
+	secrets := []string{d.Secret}
+	if d.Previous != "" {
+		secrets = append(secrets, d.Previous)
+	}
+	h.Set(HeaderSignature, SignAll(secrets, s.now(), d.Body))
 
 	resp, err := s.client.Do(req)
 	if err != nil {

@@ -51,6 +51,19 @@ func Sign(secret string, t time.Time, body []byte) string {
 	return "t=" + ts + ",v1=" + hex.EncodeToString(mac(secret, ts, body))
 }
 
+// SignAll is Sign with every secret of secrets (a rotation's overlap:
+// the new secret first): "t=<unix seconds>,v1=<hex>,v1=<hex>". A receiver
+// holding either secret verifies it (Verify accepts any matching v1).
+func SignAll(secrets []string, t time.Time, body []byte) string {
+	ts := strconv.FormatInt(t.Unix(), 10)
+	var b strings.Builder
+	b.WriteString("t=" + ts)
+	for _, s := range secrets {
+		b.WriteString(",v1=" + hex.EncodeToString(mac(s, ts, body)))
+	}
+	return b.String()
+}
+
 // mac computes HMAC-SHA256 keyed with the secret's bytes over ts "." body.
 func mac(secret, ts string, body []byte) []byte {
 	h := hmac.New(sha256.New, []byte(secret))

@@ -72,3 +72,27 @@ func TestVerify(t *testing.T) {
 		}
 	}
 }
+
+// TestSignAll: during a rotation's overlap a delivery carries one v1 per
+// secret, the new one first, and a receiver holding either verifies it.
+func TestSignAll(t *testing.T) {
+	oldSecret, newSecret := NewSecret(), NewSecret()
+	body := []byte(`{"type":"step_completed"}`)
+	at := time.Unix(1750000000, 0)
+	header := SignAll([]string{newSecret, oldSecret}, at, body)
+	one := Sign(newSecret, at, body)
+	if header[:len(one)] != one || len(header) != len(one)+len(",v1=")+64 {
+		t.Fatalf("SignAll = %s (Sign of the new secret: %s)", header, one)
+	}
+	for _, s := range []string{oldSecret, newSecret} {
+		if err := Verify(s, header, body, 0, at); err != nil {
+			t.Errorf("verify with one of the secrets: %v", err)
+		}
+	}
+	if err := Verify(NewSecret(), header, body, 0, at); !errors.Is(err, ErrSignatureMismatch) {
+		t.Errorf("another secret: %v", err)
+	}
+	if SignAll([]string{newSecret}, at, body) != one {
+		t.Error("SignAll of one secret differs from Sign")
+	}
+}

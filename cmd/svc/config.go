@@ -43,9 +43,16 @@ type config struct {
 	SSETimeout          time.Duration
 	InteractiveIdle     time.Duration
 	WebhookBackoffScale float64
+	// WebhookDisableAfter is how many deliveries to a workspace webhook
+	// may give up in a row before it is disabled
+	// (SVC_WEBHOOK_DISABLE_AFTER, default 20).
+	WebhookDisableAfter int
 	// DirectExecution allows direct execution (SVC_DIRECT_EXECUTION,
 	// default true); when false direct runs fall back to standard.
 	DirectExecution bool
+	// DeletionTokenTTL is how long a data deletion request may be
+	// confirmed (SVC_DELETION_TOKEN_TTL, default 1h; shorter for tests).
+	DeletionTokenTTL time.Duration
 }
 
 func env(name, def string) string {
@@ -96,7 +103,7 @@ func loadConfig() (config, error) {
 		name, def string
 		to        *time.Duration
 	}{{"SVC_WORKER_LEASE", "10s", &c.WorkerLease}, {"SVC_SSE_HEARTBEAT", "15s", &c.SSEHeartbeat}, {"SVC_SSE_TIMEOUT", "290s", &c.SSETimeout},
-		{"SVC_INTERACTIVE_IDLE", "30m", &c.InteractiveIdle}}
+		{"SVC_INTERACTIVE_IDLE", "30m", &c.InteractiveIdle}, {"SVC_DELETION_TOKEN_TTL", "1h", &c.DeletionTokenTTL}}
 	for _, d := range durations {
 		if *d.to, err = time.ParseDuration(env(d.name, d.def)); err != nil || *d.to <= 0 {
 			return c, fmt.Errorf("%s: want a duration such as %s", d.name, d.def)
@@ -107,6 +114,9 @@ func loadConfig() (config, error) {
 	}
 	if c.WebhookBackoffScale, err = strconv.ParseFloat(env("SVC_WEBHOOK_BACKOFF_SCALE", "1"), 64); err != nil || c.WebhookBackoffScale <= 0 {
 		return c, fmt.Errorf("SVC_WEBHOOK_BACKOFF_SCALE: want a positive number (1 = the real schedule)")
+	}
+	if c.WebhookDisableAfter, err = strconv.Atoi(env("SVC_WEBHOOK_DISABLE_AFTER", "20")); err != nil || c.WebhookDisableAfter < 1 {
+		return c, fmt.Errorf("SVC_WEBHOOK_DISABLE_AFTER: want a positive integer")
 	}
 	return c, nil
 }

@@ -25,6 +25,7 @@ import (
 	"svc/adapters/secrets"
 	"svc/adapters/webhook"
 	"svc/commands"
+	"svc/commands/erasure"
 	"svc/commands/reload"
 	"svc/commands/webhooks"
 	"svc/commands/worker"
@@ -41,7 +42,7 @@ const shutdownGrace = 25 * time.Second
 
 func runServe(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	if helped, err := noArgs(fs, args, "serve\n\nApplies pending migrations, then serves the HTTP API and runs the workflow workers and the projections until SIGINT or SIGTERM.\nEnvironment: see OPERATIONS.md (DATABASE_URL, SVC_ADDR, SVC_BASE_URL, SVC_LLM_*, SVC_SECRET_KEY, SVC_ALLOW_PRIVATE_URLS, SVC_OUTBOUND_CA_FILE, SVC_TRUSTED_PROXIES, SVC_SMTP_URL, REDIS_URL, STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET, STRIPE_API_BASE) and the README (SVC_LOG_LEVEL, SVC_WORKERS, SVC_WORKER_LEASE, SVC_SSE_HEARTBEAT, SVC_SSE_TIMEOUT, SVC_INTERACTIVE_IDLE, SVC_WEBHOOK_BACKOFF_SCALE, SVC_DIRECT_EXECUTION, SVC_OAUTH_PROVIDERS and SVC_OAUTH_<NAME>_*, STRIPE_PRICE_<TIER>_<INTERVAL>)."); helped || err != nil {
+	if helped, err := noArgs(fs, args, "serve\n\nApplies pending migrations, then serves the HTTP API and runs the workflow workers and the projections until SIGINT or SIGTERM.\nEnvironment: see OPERATIONS.md (DATABASE_URL, SVC_ADDR, SVC_BASE_URL, SVC_LLM_*, SVC_SECRET_KEY, SVC_ALLOW_PRIVATE_URLS, SVC_OUTBOUND_CA_FILE, SVC_TRUSTED_PROXIES, SVC_SMTP_URL, REDIS_URL, STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET, STRIPE_API_BASE) and the README (SVC_LOG_LEVEL, SVC_WORKERS, SVC_WORKER_LEASE, SVC_SSE_HEARTBEAT, SVC_SSE_TIMEOUT, SVC_INTERACTIVE_IDLE, SVC_WEBHOOK_BACKOFF_SCALE, SVC_WEBHOOK_DISABLE_AFTER, SVC_DIRECT_EXECUTION, SVC_DELETION_TOKEN_TTL, SVC_OAUTH_PROVIDERS and SVC_OAUTH_<NAME>_*, STRIPE_PRICE_<TIER>_<INTERVAL>)."); helped || err != nil {
 		return err
 	}
 	cfg, err := loadConfig()
@@ -118,11 +119,15 @@ func runServe(ctx context.Context, args []string) error {
 	defer stopWorkflowsMoved()
 	workers := worker.New(repos, provider, outboundClient, worker.Config{Concurrency: cfg.Workers, Lease: cfg.WorkerLease,
 		Wake: workflowsMoved, DisallowDirect: !cfg.DirectExecution}, log)
+	// confirmed data deletions, carried out as leased jobs (the
+	// confirmation kicks this instance's runner)
+	erasures := erasure.New(repos, erasure.Config{Lease: cfg.WorkerLease}, log)
 	handlers := commands.NewHandlers(repos, commands.Ports{
 		Planner: planner, Sealer: box, NewSecret: webhook.NewSecret,
 		Connections: mcpctx.NewChecker(outboundClient, log), CostHistory: queries,
 		LLM: provider, Mail: sender, BaseURL: cfg.BaseURL, InteractiveIdle: cfg.InteractiveIdle, Log: log, Consistency: queries,
 		McpOAuth: mcpOAuth, Payments: processor, WebhookSender: webhook.NewSender(outboundClient),
+		Erasures: erasures, DeletionTTL: cfg.DeletionTokenTTL,
 	})
 	keyUsage := credentials.NewKeyUsage(store.Pool(), log)
 	api := httpapi.New(httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies, Version: version,
@@ -167,7 +172,8 @@ func runServe(ctx context.Context, args []string) error {
 		defer wg.Done()
 		_ = workers.Run(work)
 	}()
-	dispatcher := webhooks.New(repos, webhook.NewSender(outboundClient), box, webhooks.Config{BackoffScale: cfg.WebhookBackoffScale, Lease: cfg.WorkerLease, Push: true}, log)
+	dispatcher := webhooks.New(repos, webhook.NewSender(outboundClient), box, webhooks.Config{BackoffScale: cfg.WebhookBackoffScale, Lease: cfg.WorkerLease, Push: true,
+		DisableAfter: cfg.WebhookDisableAfter}, log)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -183,6 +189,11 @@ func runServe(ctx context.Context, args []string) error {
 	go func() {
 		defer wg.Done()
 		reloads.Run(work)
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		erasures.Run(work)
 	}()
 
 	serveErr := make(chan error, 1)

@@ -42,6 +42,9 @@ const (
 	// KindReloadCheck is a started auto-reload whose outcome is overdue,
 	// to ask the processor about (commands/reload).
 	KindReloadCheck = "autoreload_check"
+	// KindErasure is a confirmed data deletion to carry out
+	// (commands/erasure); its id is the deletion request's.
+	KindErasure = "erasure"
 )
 
 // kickWithin is the longest pause until a job's next run for which the
@@ -135,6 +138,12 @@ type Runner struct {
 	// it runs under its lease
 	running map[string]*leasedJob
 	wg      sync.WaitGroup
+	// full is set when jobs may have been left waiting for a slot (every
+	// slot was taken at a look, or kicks were dropped): the next job to
+	// free its slot then signals freed, so the runner looks again at once
+	// instead of at its next wake-up or poll
+	full  bool
+	freed chan struct{}
 }
 
 // New returns a runner taking leases through db.
@@ -144,7 +153,7 @@ func New(db DB, cfg Config, log *slog.Logger) *Runner {
 	}
 	cfg.defaults()
 	return &Runner{db: db, cfg: cfg, log: log, idKey: cfg.Kind + "_id", kick: make(chan string, 1024),
-		running: map[string]*leasedJob{}}
+		running: map[string]*leasedJob{}, freed: make(chan struct{}, 1)}
 }
 
 // Kick hints that job id is due now, so it starts without waiting for
@@ -198,6 +207,7 @@ func (r *Runner) loop(ctx, jobCtx context.Context) {
 	defer expiry.Stop()
 	var (
 		wake      = r.cfg.Wake
+		freed     = r.freed        // a slot freed after a look that filled them all
 		deferred  <-chan time.Time // a wake-up waiting out wakeEvery
 		lastWake  time.Time
 		lastWatch *time.Time // the database's clock at the last watch
@@ -219,26 +229,45 @@ func (r *Runner) loop(ctx, jobCtx context.Context) {
 		case <-ctx.Done():
 			return
 		case id := <-r.kick:
-			r.start(ctx, jobCtx, id)
+			// a burst of kicks is claimed together: one statement for the
+			// kicks waiting now, as many as there are free slots
+			ids := []string{id}
+		drain:
+			for len(ids) < r.cfg.Concurrency {
+				select {
+				case more := <-r.kick:
+					ids = append(ids, more)
+				default:
+					break drain
+				}
+			}
+			r.startAll(ctx, jobCtx, ids)
+			continue
 		case <-ticker.C:
 			watch()
 			r.poll(ctx, jobCtx)
+			continue
 		case <-expiry.C:
 			first := lastWatch == nil
 			if expired := watch(); first || expired { // the first look, or a lease expired
 				r.poll(ctx, jobCtx)
 			}
+			continue
 		case <-wake:
-			if wait := wakeEvery - time.Since(lastWake); wait > 0 {
-				wake, deferred = nil, time.After(wait) // coalesce the burst
-				continue
-			}
-			lastWake = time.Now()
-			r.poll(ctx, jobCtx)
+		case <-freed:
 		case <-deferred:
-			wake, deferred, lastWake = r.cfg.Wake, nil, time.Now()
+			wake, freed, deferred, lastWake = r.cfg.Wake, r.freed, nil, time.Now()
 			r.poll(ctx, jobCtx)
+			continue
 		}
+		// woken, or a slot freed: look, at most every wakeEvery (a burst
+		// of wake-ups or of jobs ending is one look)
+		if wait := wakeEvery - time.Since(lastWake); wait > 0 {
+			wake, freed, deferred = nil, nil, time.After(wait)
+			continue
+		}
+		lastWake = time.Now()
+		r.poll(ctx, jobCtx)
 	}
 }
 
@@ -284,60 +313,83 @@ func (r *Runner) watch(ctx context.Context, since *time.Time) leaseWatch {
 func (r *Runner) poll(ctx, jobCtx context.Context) {
 	r.mu.Lock()
 	free := r.cfg.Concurrency - len(r.running)
+	if free <= 0 {
+		r.full = true
+	}
 	r.mu.Unlock()
 	if free <= 0 {
 		return
 	}
 	ids, err := r.cfg.Find(ctx, free)
+	if len(ids) == free { // maybe more are due
+		r.mu.Lock()
+		r.full = true
+		r.mu.Unlock()
+	}
 	if err != nil {
 		if ctx.Err() == nil {
 			r.log.Warn("looking for due jobs", "kind", r.cfg.Kind, "error", err)
 		}
 		return
 	}
-	for _, id := range ids {
-		r.start(ctx, jobCtx, id)
-	}
+	r.startAll(ctx, jobCtx, ids)
 }
 
-// start runs job id in the background under its lease, unless it runs
-// here already, every slot is taken, or another owner holds the lease.
-func (r *Runner) start(ctx, jobCtx context.Context, id string) {
+// startAll runs the jobs of ids in the background, each under its lease,
+// except those that run here already, those past the free slots, and
+// those whose lease another owner holds.
+func (r *Runner) startAll(ctx, jobCtx context.Context, ids []string) {
 	r.mu.Lock()
-	if _, busy := r.running[id]; busy || len(r.running) >= r.cfg.Concurrency {
-		r.mu.Unlock()
-		return
+	var take []string
+	for _, id := range ids {
+		if _, busy := r.running[id]; busy || len(r.running) >= r.cfg.Concurrency {
+			r.full = r.full || !busy
+			continue
+		}
+		r.running[id] = nil
+		take = append(take, id)
 	}
-	r.running[id] = nil
 	r.mu.Unlock()
-	done := func() {
-		r.mu.Lock()
-		delete(r.running, id)
-		r.mu.Unlock()
-	}
-	// The claim is made here, one at a time, before the job's goroutine
-	// starts: a burst of kicks then starts jobs as fast as their leases are
-	// taken rather than all at once, and a job whose lease another owner
-	// holds costs no goroutine.
-	ok, err := r.claim(ctx, id)
-	if err != nil || !ok {
-		if err != nil && ctx.Err() == nil {
-			r.log.Warn("claiming a lease", r.idKey, id, "error", err)
-		}
-		done()
+	if len(take) == 0 {
 		return
 	}
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
-		next := r.runLeased(jobCtx, id)
-		done()
-		if next != nil && ctx.Err() == nil {
-			if pause := time.Until(*next); pause < kickWithin {
-				time.AfterFunc(max(pause, 0), func() { r.Kick(id) })
-			}
+	// The claims are made here, together, before the jobs' goroutines
+	// start: a burst of kicks then starts jobs as fast as their leases are
+	// taken (one statement for the burst) rather than all at once, and a
+	// job whose lease another owner holds costs no goroutine.
+	claimed, err := r.claim(ctx, take)
+	if err != nil && ctx.Err() == nil {
+		r.log.Warn("claiming leases", "kind", r.cfg.Kind, "jobs", len(take), "error", err)
+	}
+	for _, id := range take {
+		if !claimed[id] {
+			r.mu.Lock()
+			delete(r.running, id)
+			r.mu.Unlock()
+			continue
 		}
-	}()
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			next := r.runLeased(jobCtx, id)
+			r.mu.Lock()
+			delete(r.running, id)
+			full := r.full
+			r.full = false
+			r.mu.Unlock()
+			if full {
+				select {
+				case r.freed <- struct{}{}:
+				default:
+				}
+			}
+			if next != nil && ctx.Err() == nil {
+				if pause := time.Until(*next); pause < kickWithin {
+					time.AfterFunc(max(pause, 0), func() { r.Kick(id) })
+				}
+			}
+		}()
+	}
 }
 
 // leasedJob is a job running under its lease.

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -29,19 +30,77 @@ func Held(ctx context.Context, db Querier, kind, id string) (bool, error) {
 	return held, nil
 }
 
-// claim takes the lease of job id if it is free, expired or already this
-// owner's (a stale one whose release failed: start never runs a job twice
-// at once in one process).
-func (r *Runner) claim(ctx context.Context, id string) (bool, error) {
-	tag, err := r.db.Exec(ctx, `INSERT INTO job_leases (kind, job_id, owner, expires_at)
-		VALUES ($1, $2, $3, now() + make_interval(secs => $4))
+// claim takes the leases of jobs ids that are free, expired or already
+// this owner's (a stale one whose release failed: the runner never runs a
+// job twice at once in one process), in one statement, and returns those
+// it took.
+func (r *Runner) claim(ctx context.Context, ids []string) (map[string]bool, error) {
+	taken := make(map[string]bool, len(ids))
+	err := r.async(ctx, func(rows pgx.Rows) error {
+		got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		for _, id := range got {
+			taken[id] = true
+		}
+		return err
+	}, `INSERT INTO job_leases (kind, job_id, owner, expires_at)
+		SELECT $1, id, $3, now() + make_interval(secs => $4) FROM unnest($2::text[]) AS id
 		ON CONFLICT (kind, job_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at, taken_at = now()
-		WHERE job_leases.expires_at < now() OR job_leases.owner = excluded.owner`,
-		r.cfg.Kind, id, r.cfg.ID, r.cfg.Lease.Seconds())
+		WHERE job_leases.expires_at < now() OR job_leases.owner = excluded.owner
+		RETURNING job_id`, r.cfg.Kind, ids, r.cfg.ID, r.cfg.Lease.Seconds())
 	if err != nil {
-		return false, fmt.Errorf("jobs: claim %s %s: %w", r.cfg.Kind, id, err)
+		return nil, fmt.Errorf("jobs: claim %d %s jobs: %w", len(ids), r.cfg.Kind, err)
 	}
-	return tag.RowsAffected() == 1, nil
+	return taken, nil
+}
+
+// batcher is a DB that sends statements together (*pgxpool.Pool).
+type batcher interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// async runs a claim or a release, sql with args, in a transaction that
+// commits without waiting for the WAL flush, the transaction's statements
+// sent together (one round trip); rows reads what sql returns (nil: none).
+// A lease is coordination: one a database crash loses is taken again (a
+// lost release just expires; every job's append carries its stream's
+// expected version). A flush per claim, made by the runner's loop before
+// the jobs start, bounded how fast a burst of jobs could start, and one
+// per release held the job's slot. A DB that sends no batches runs sql as
+// is.
+func (r *Runner) async(ctx context.Context, rows func(pgx.Rows) error, sql string, args ...any) error {
+	read := func(q func() (pgx.Rows, error)) error {
+		res, err := q()
+		if err != nil {
+			return err
+		}
+		defer res.Close()
+		if rows != nil {
+			return rows(res)
+		}
+		res.Close() // reads what is left
+		return res.Err()
+	}
+	b, ok := r.db.(batcher)
+	if !ok {
+		return read(func() (pgx.Rows, error) { return r.db.Query(ctx, sql, args...) })
+	}
+	batch := &pgx.Batch{}
+	batch.Queue("BEGIN")
+	batch.Queue("SET LOCAL synchronous_commit = off")
+	batch.Queue(sql, args...)
+	batch.Queue("COMMIT")
+	res := b.SendBatch(ctx, batch)
+	_, err := res.Exec()
+	if err == nil {
+		_, err = res.Exec()
+	}
+	if err == nil {
+		err = read(res.Query)
+	}
+	if err == nil {
+		_, err = res.Exec()
+	}
+	return errors.Join(err, res.Close())
 }
 
 // renew extends every lease this owner holds on jobs of its kind, in one
@@ -110,7 +169,7 @@ func (r *Runner) keep(ctx context.Context) {
 func (r *Runner) release(id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 	defer cancel()
-	_, err := r.db.Exec(ctx, `DELETE FROM job_leases WHERE kind = $1 AND job_id = $2 AND owner = $3`, r.cfg.Kind, id, r.cfg.ID)
+	err := r.async(ctx, nil, `DELETE FROM job_leases WHERE kind = $1 AND job_id = $2 AND owner = $3`, r.cfg.Kind, id, r.cfg.ID)
 	if err != nil {
 		r.log.Warn("releasing a lease", r.idKey, id, "error", err)
 	}

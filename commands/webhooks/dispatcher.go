@@ -1,7 +1,9 @@
 // Package webhooks delivers the events of workflows executed with delivery
-// method webhook to their registered URL.
+// method webhook to their registered URL (spec A), and the events of a
+// workspace's workflows to the workspace webhook endpoints subscribed to
+// them (spec B).
 //
-// Two halves, both in Dispatcher.Run:
+// Three parts, all in Dispatcher.Run:
 //
 //   - A watermill handler (consumer group "webhooks") on the events topic
 //     schedules a delivery for each deliverable event of such a workflow: it
@@ -17,6 +19,12 @@
 //     WebhookDeliveryAttempted with the stream's expected version. Failed
 //     attempts are retried on the webhook.Backoff schedule, up to
 //     webhook.MaxAttempts.
+//   - A fan-out (fanout.go) reads the log from its own offset and, in the
+//     transaction that moves the offset, schedules a delivery per
+//     workflow event and workspace endpoint subscribed to it; the sender
+//     above makes its attempts like any other delivery's, signed with the
+//     endpoint's secret (two during a rotation's overlap), and an
+//     endpoint whose deliveries keep failing is disabled.
 package webhooks
 
 import (
@@ -34,6 +42,7 @@ import (
 	"svc/commands"
 	"svc/commands/jobs"
 	"svc/domain/delivery"
+	"svc/domain/hook"
 	"svc/eventstore"
 	"svc/projections"
 )
@@ -47,7 +56,8 @@ type Config struct {
 	ID string
 	// ConsumerGroup is the watermill consumer group; default "webhooks".
 	ConsumerGroup string
-	// Concurrency bounds the attempts in flight in this process; default 8.
+	// Concurrency bounds the attempts in flight in this process; default
+	// 32 (an attempt mostly waits on its receiver and the database).
 	Concurrency int
 	// BackoffScale multiplies the retry pauses (webhook.ScaledBackoff); 1
 	// in production (SVC_WEBHOOK_BACKOFF_SCALE in tests). A value that is
@@ -74,6 +84,12 @@ type Config struct {
 	// StopGrace is how long attempts in flight may still take once Run's
 	// context ends; past it they are abandoned unrecorded; default 5 s.
 	StopGrace time.Duration
+	// FanoutGroup names the workspace endpoints' fan-out's offset;
+	// default FanoutGroup.
+	FanoutGroup string
+	// DisableAfter is how many deliveries to a workspace endpoint may give
+	// up in a row before it is disabled; default hook.DisableAfter.
+	DisableAfter int
 }
 
 func (c *Config) defaults() {
@@ -84,7 +100,7 @@ func (c *Config) defaults() {
 		c.ConsumerGroup = DefaultConsumerGroup
 	}
 	if c.Concurrency <= 0 {
-		c.Concurrency = 8
+		c.Concurrency = 32
 	}
 	if !(c.BackoffScale > 0) || math.IsInf(c.BackoffScale, 0) {
 		c.BackoffScale = 1
@@ -101,6 +117,12 @@ func (c *Config) defaults() {
 	if c.StopGrace <= 0 {
 		c.StopGrace = 5 * time.Second
 	}
+	if c.FanoutGroup == "" {
+		c.FanoutGroup = FanoutGroup
+	}
+	if c.DisableAfter <= 0 {
+		c.DisableAfter = hook.DisableAfter
+	}
 }
 
 // Dispatcher schedules and sends webhook deliveries.
@@ -113,6 +135,7 @@ type Dispatcher struct {
 	log    *slog.Logger
 	now    func() time.Time
 	jobs   *jobs.Runner
+	fanout *fanout
 
 	unsubscribe func() // ends the jobs' wake-ups (Push)
 
@@ -136,6 +159,7 @@ func New(repos *commands.Repositories, sender *webhook.Sender, box *secrets.Box,
 	}
 	d.jobs = jobs.New(repos.Store.Pool(), jobs.Config{Kind: jobs.KindDelivery, ID: cfg.ID, Concurrency: cfg.Concurrency,
 		Lease: cfg.Lease, Poll: cfg.Poll, Wake: wake, StopGrace: cfg.StopGrace, Find: d.due, Run: d.next}, d.log)
+	d.fanout = newFanout(d, cfg.FanoutGroup)
 	return d
 }
 
@@ -183,10 +207,16 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		defer close(consumed)
 		d.consume(msgs)
 	}()
+	fannedOut := make(chan struct{})
+	go func() {
+		defer close(fannedOut)
+		d.fanout.run(ctx)
+	}()
 	d.jobs.Run(ctx)
 	if err := sub.Close(); err != nil {
 		d.log.Warn("closing the webhook subscription", "error", err)
 	}
 	<-consumed
+	<-fannedOut
 	return nil
 }

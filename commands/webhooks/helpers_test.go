@@ -53,16 +53,19 @@ func logger() *slog.Logger {
 }
 
 // fresh empties the log, the read models, the consumer offsets and the
-// leases, starts a webhook_deliveries projection runner, and starts the
-// dispatchers' consumer group at the (empty) log's head, as a deployment
-// whose dispatcher ran from its first day: the dispatchers of the test
-// then deliver the events appended before they run.
+// leases, starts the webhook_deliveries and webhook_endpoints projection
+// runners, and starts the dispatchers' consumer group and the endpoints'
+// fan-out at the (empty) log's head, as a deployment whose dispatcher ran
+// from its first day: the dispatchers of the test then deliver the events
+// appended before they run.
 func fresh(t *testing.T) {
 	t.Helper()
 	freshLog(t)
-	head, started, err := eventstore.StartAtHead(context.Background(), db.Pool, webhooks.DefaultConsumerGroup)
-	if err != nil || !started || head != (event.Position{}) {
-		t.Fatalf("StartAtHead on the empty log: %+v, %v, %v", head, started, err)
+	for _, group := range []string{webhooks.DefaultConsumerGroup, webhooks.FanoutGroup} {
+		head, started, err := eventstore.StartAtHead(context.Background(), db.Pool, group)
+		if err != nil || !started || head != (event.Position{}) {
+			t.Fatalf("StartAtHead of %s on the empty log: %+v, %v, %v", group, head, started, err)
+		}
 	}
 }
 
@@ -71,7 +74,8 @@ func fresh(t *testing.T) {
 func freshLog(t *testing.T) {
 	t.Helper()
 	db.Reset(t)
-	r := projections.NewRunner(store, quiet, []projections.Projection{projections.WebhookDeliveries{}}, projections.WithPoll(20*time.Millisecond))
+	r := projections.NewRunner(store, quiet, []projections.Projection{projections.WebhookDeliveries{}, projections.WebhookEndpoints{}},
+		projections.WithPoll(20*time.Millisecond))
 	if err := r.Setup(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -54,8 +54,14 @@ type Scheduled struct {
 	// Event is the webhook event, e.g. step_completed.
 	Event string `json:"event_type"`
 	URL   string `json:"url"`
-	// WebhookID is the registration stream holding the sealed secret.
+	// WebhookID is the registration stream holding the sealed secret: a
+	// workflow's WebhookRegistered, or a workspace endpoint's stream
+	// (hook-<id>).
 	WebhookID string `json:"webhook_id"`
+	// EndpointID and WorkspaceID are set for a delivery to a workspace
+	// webhook endpoint (spec B), empty for a workflow's own webhook.
+	EndpointID  string `json:"endpoint_id,omitempty"`
+	WorkspaceID string `json:"workspace_id,omitempty"`
 	// SourceEventID is the workflow event being delivered.
 	SourceEventID string `json:"source_event_id"`
 	// Body is the JSON payload as text, so that every attempt sends, and

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"svc/eventstore/event"
@@ -62,8 +63,13 @@ type Endpoint struct {
 	workspaceID string
 	settings    Settings
 	sealed      string
-	deleted     bool
-	version     int64
+	// previous signs beside sealed until previousUntil (secret rotation)
+	previous      string
+	previousUntil time.Time
+	// failures counts the deliveries in a row that gave up
+	failures int
+	deleted  bool
+	version  int64
 }
 
 // New is an endpoint with no events yet.
@@ -139,9 +145,23 @@ func (h *Endpoint) Apply(e event.Event) error {
 		h.id, h.orgID, h.workspaceID, h.sealed = d.EndpointID, d.OrgID, d.WorkspaceID, d.SealedSecret
 		h.settings = Settings{URL: d.URL, Events: d.Events, Description: d.Description, Active: d.Active}
 	case Updated:
+		if d.Active && !h.settings.Active {
+			h.failures = 0 // turned on again: a new run
+		}
 		h.settings = Settings{URL: d.URL, Events: d.Events, Description: d.Description, Active: d.Active}
 	case Deleted:
 		h.deleted = true
+	case SecretRotated:
+		h.sealed, h.previous, h.previousUntil = d.SealedSecret, d.PreviousSealedSecret, time.Time{}
+		if d.PreviousExpiresAt != nil {
+			h.previousUntil = *d.PreviousExpiresAt
+		}
+	case DeliveryFailed:
+		h.failures = d.Failures
+	case Recovered:
+		h.failures = 0
+	case Disabled:
+		h.settings.Active = false
 	}
 	h.version = e.Version
 	return nil

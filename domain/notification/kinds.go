@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"svc/domain/credit"
+	"svc/domain/deletion"
+	"svc/domain/hook"
 	"svc/domain/workflow"
 	"svc/domain/workspace"
 	"svc/eventstore/event"
@@ -18,6 +20,8 @@ const (
 	TypeAutoReloadSucceeded = "auto_reload_succeeded"
 	TypeAutoReloadFailed    = "auto_reload_failed"
 	TypeMemberJoined        = "member_joined"
+	TypeWebhookDisabled     = "webhook_disabled"
+	TypeDeletionRequested   = "deletion_requested"
 )
 
 // Notice is what an event tells an organization: the notification
@@ -41,7 +45,7 @@ type Notice struct {
 func EventTypes() []string {
 	return []string{workflow.EventCompleted, workflow.EventFailed, workflow.EventHalted, workflow.EventTimedOut,
 		workflow.EventApprovalRequested, credit.EventAutoReloadSucceeded, credit.EventAutoReloadFailed,
-		workspace.EventMemberAdded}
+		workspace.EventMemberAdded, hook.EventDisabled, deletion.EventRequested}
 }
 
 // From is the one table of notifications: the notice event e (decoded)
@@ -105,6 +109,19 @@ func From(e event.Event, title string) (Notice, bool) {
 			Body:      fmt.Sprintf("%s joined a workspace as %s.", who, d.Role),
 			ActionURL: "/workspaces/" + d.WorkspaceID + "/members", ActionLabel: "View members",
 			Metadata: map[string]any{"workspace_id": d.WorkspaceID, "user_id": d.UserID, "role": string(d.Role)}}, true
+	case hook.Disabled:
+		return Notice{Type: TypeWebhookDisabled, OrgID: d.OrgID, Title: "Webhook disabled",
+			Body: fmt.Sprintf("The webhook to %s was turned off after %d deliveries in a row failed. Fix the receiver, then turn it on again.",
+				d.URL, d.Failures),
+			ActionURL: "/workspaces/" + d.WorkspaceID + "/webhooks", ActionLabel: "Review webhook",
+			Metadata: map[string]any{"webhook_id": d.EndpointID, "workspace_id": d.WorkspaceID, "url": d.URL,
+				"failures": d.Failures, "reason": d.Reason}}, true
+	case deletion.Requested:
+		return Notice{Type: TypeDeletionRequested, OrgID: d.OrgID, Title: "Data deletion requested",
+			Body: "A request to permanently delete all of your organization's data was made. Nothing is deleted unless it is confirmed with its token before " +
+				d.ExpiresAt.UTC().Format("2006-01-02 15:04 UTC") + ". If you did not ask for it, revoke the key or end the session that did.",
+			ActionURL: "/settings/data", ActionLabel: "Review request",
+			Metadata: map[string]any{"request_id": d.RequestID, "expires_at": d.ExpiresAt.UTC()}}, true
 	}
 	return Notice{}, false
 }

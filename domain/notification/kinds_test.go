@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"svc/domain/credit"
+	"svc/domain/deletion"
+	"svc/domain/hook"
 	"svc/domain/notification"
 	"svc/domain/workflow"
 	"svc/domain/workspace"
@@ -28,6 +30,9 @@ func TestFrom(t *testing.T) {
 		{event.Event{Payload: workspace.MemberAdded{OrgID: "o", Via: "invite"}}, "", notification.TypeMemberJoined, true},
 		{event.Event{Payload: workspace.MemberAdded{OrgID: "o", Via: "signup"}}, "", "", false},
 		{event.Event{StreamID: wf, Payload: workflow.Cancelled{}}, "", "", false},
+		{event.Event{Payload: deletion.Requested{OrgID: "o", RequestID: "r"}}, "", notification.TypeDeletionRequested, true},
+		{event.Event{Payload: hook.Disabled{OrgID: "o", WorkspaceID: "w", EndpointID: "e", URL: "https://x", Failures: 20}}, "", notification.TypeWebhookDisabled, true},
+		{event.Event{Payload: deletion.Requested{OrgID: "o", RequestID: "r"}}, "", notification.TypeDeletionRequested, true},
 	} {
 		n, ok := notification.From(c.e, c.title)
 		if ok != c.ok || n.Type != c.typ || (ok && (n.Title == "" || n.Body == "" || n.ActionURL == "" || n.ActionLabel == "")) {

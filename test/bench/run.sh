@@ -12,6 +12,9 @@
 #      read model visible at PUSH_RATE appends/s;
 #      5c. webhook: signed Stripe purchases handled per second, each granted
 #      once after redelivery;
+#      5d. hooks: outbound deliveries at HOOK_RATE (1,000/s) offered, to
+#      workspace webhook endpoints beside workflows' own webhooks (the
+#      same-run baseline): commit to first attempt p50/p99, delivered/s;
 #   4. GET /api/billing/balance under wrk against a real svc serve, beside the
 #      same route answered without a database read (401, no key) and
 #      pgbench -S at the same concurrency, and paced near 5,000 req/s;
@@ -31,7 +34,8 @@
 #   CHARGE_EVENTS (1000000),
 #   PUSH_IDLE (30 s), PUSH_RATE (1000/s), PUSH_SECONDS (10),
 #   WEBHOOK_EVENTS (2000), WEBHOOK_CONCURRENCY (16),
-#   BENCH_SKIP (space-separated: append batch rebuild http exec push webhook list charge).
+#   HOOK_RATE (1000/s), HOOK_SECONDS (10),
+#   BENCH_SKIP (space-separated: append batch rebuild http exec push webhook hooks list charge).
 # Raw outputs go to test/bench/results/<UTC time>/ (gitignored), the summary
 # to summary.md there. Only loopback; every database it creates is dropped and
 # every process it starts is stopped on exit. Targets are reported, never
@@ -71,6 +75,7 @@ DB_HTTP=svc_bench_http_$$
 DB_EXEC=svc_bench_exec_$$
 DB_PUSH=svc_bench_push_$$
 DB_HOOK=svc_bench_webhook_$$
+DB_HOOKS=svc_bench_hooks_$$
 url() { echo "postgres://$PGUSER@$PGHOST:$PGPORT/$1?sslmode=disable"; }
 psqlq() { psql -X -v ON_ERROR_STOP=1 -q "$@"; }
 
@@ -91,7 +96,7 @@ cleanup() {
 			psqlq -d postgres -c "DROP DATABASE IF EXISTS svc_test_${name}_${pid} WITH (FORCE)" 2>/dev/null
 		done
 	done
-	for db in "$DB_PGBENCH" "$DB_LEDGER" "$DB_HTTP" "$DB_EXEC" "$DB_PUSH" "$DB_HOOK"; do
+	for db in "$DB_PGBENCH" "$DB_LEDGER" "$DB_HTTP" "$DB_EXEC" "$DB_PUSH" "$DB_HOOK" "$DB_HOOKS"; do
 		psqlq -d postgres -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" 2>/dev/null
 	done
 	rm -rf "$WORK"
@@ -507,6 +512,38 @@ if ! skip webhook; then
 	log "  $wr purchases/s (p50 $wp50 ms, p99 $wp99 ms, $werr errors); refused for their signature: $br/s; redelivered answered 200: $again; granted once: $once"
 	result "webhook: signed purchases handled per second (c=${WEBHOOK_CONCURRENCY:-16})" "$wr" "bad signatures refused: $br/s" "$(ratio "$wr" "$br")" "(info)" "-"
 	result "  same, p50 / p99 (ms); each granted once after redelivery" "$wp50 / $wp99" "errors: $werr; redelivered 200: $again" "-" "once" "$([[ $once == true && $werr == 0 ]] && echo PASS || echo FAIL)"
+fi
+
+# ---------------------------------------------------------------- 5d. hooks
+# Outbound webhook deliveries through svc serve's delivery engine
+# (test/bench/endpointload, which starts its own svc serve on a fresh
+# database and a local HTTPS receiver trusted through
+# SVC_OUTBOUND_CA_FILE): step_completed events of 100 workflows offered at
+# HOOK_RATE a second for HOOK_SECONDS, first to the workflows' own webhooks
+# (spec A: the baseline), then to a workspace endpoint subscribed to them
+# (spec B); the time from each event's commit to its first attempt's
+# arrival, and the deliveries arriving per second.
+if ! skip hooks; then
+	go build -o "$WORK/endpointload" ./test/bench/endpointload
+	if [[ -n $SERVE_PID ]] && kill -0 "$SERVE_PID" 2>/dev/null; then
+		kill -TERM "$SERVE_PID"; wait "$SERVE_PID" 2>/dev/null || true
+	fi
+	log "webhook deliveries at ${HOOK_RATE:-1000}/s offered for ${HOOK_SECONDS:-10} s: workflows' own webhooks, then a workspace endpoint"
+	"$WORK/endpointload" -svc bin/svc -db "$(url "$DB_HOOKS")" -port "$PORT" -rate "${HOOK_RATE:-1000}" -seconds "${HOOK_SECONDS:-10}" \
+		-log "$OUT/serve-hooks.log" >"$OUT/hooks.json"
+	for ph in baseline_workflow_webhooks workspace_endpoints; do
+		hp50=$(jq -r ".$ph.p50_ms" "$OUT/hooks.json") hp99=$(jq -r ".$ph.p99_ms" "$OUT/hooks.json")
+		hps=$(jq -r ".$ph.delivered_per_second" "$OUT/hooks.json") hbad=$(jq -r ".$ph.bad_signatures + .$ph.duplicates" "$OUT/hooks.json")
+		log "  $ph: $hps delivered/s; commit to first attempt p50 $hp50 ms, p99 $hp99 ms; bad signatures and duplicates: $hbad"
+	done
+	ep50=$(jq -r .workspace_endpoints.p50_ms "$OUT/hooks.json") ep99=$(jq -r .workspace_endpoints.p99_ms "$OUT/hooks.json")
+	eps=$(jq -r .workspace_endpoints.delivered_per_second "$OUT/hooks.json")
+	bp50=$(jq -r .baseline_workflow_webhooks.p50_ms "$OUT/hooks.json") bp99=$(jq -r .baseline_workflow_webhooks.p99_ms "$OUT/hooks.json")
+	bps=$(jq -r .baseline_workflow_webhooks.delivered_per_second "$OUT/hooks.json")
+	result "hooks: endpoint deliveries/s at ${HOOK_RATE:-1000}/s offered" "$eps" "workflow webhooks: $bps/s" "$(ratio "$eps" "$bps")" ">= ${HOOK_RATE:-1000}" \
+		"$(awk -v d="$eps" -v o="${HOOK_RATE:-1000}" 'BEGIN { print (d >= 0.95 * o) ? "PASS" : "FAIL" }')"
+	result "  same, commit to first attempt p50 / p99 (ms)" "$ep50 / $ep99" "workflow webhooks: $bp50 / $bp99" \
+		"$(jq -r '"\(.ratio_p50) / \(.ratio_p99)"' "$OUT/hooks.json")" "(info)" "-"
 fi
 
 # ---------------------------------------------------------------- 6. listing

@@ -145,6 +145,9 @@ var postRoutes = []postRoute{
 	{path: "/api/workspaces/{id}/webhooks/{webhook_id}/verify",
 		base:   map[string]any{"payload": "{}", "signature": "t=1,v1=00"},
 		fields: map[string]string{"payload": "string", "signature": "string"}},
+	{path: "/api/workspaces/{id}/webhooks/{webhook_id}/rotate-secret",
+		base:   map[string]any{"overlap_hours": 24},
+		fields: map[string]string{"overlap_hours": "number"}},
 	{path: "/api/billing/checkout",
 		base:   map[string]any{"pack": 10},
 		fields: map[string]string{"pack": "number", "custom_amount": "number"}},
@@ -152,6 +155,8 @@ var postRoutes = []postRoute{
 		base:   map[string]any{"tier": "pro", "interval": "monthly"},
 		fields: map[string]string{"tier": "string", "interval": "string"}},
 	{path: "/api/billing/portal", base: map[string]any{}, fields: map[string]string{}},
+	// data deletion: the caller's request, answered again within the window
+	{path: "/api/data/delete-request", base: map[string]any{}, fields: map[string]string{}},
 	// the processor's webhook: every body signed, so that it is read (an
 	// unsigned one is 400 invalid_signature before anything else); the
 	// event is a purchase of an organization the server does not have

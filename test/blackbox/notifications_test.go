@@ -16,6 +16,7 @@ func TestNotifications(t *testing.T) {
 	s := sharedServer(t)
 	a := s.signup(t, nil)
 	b := s.signup(t, nil)
+	s.grant(t, a, 10000) // above the low balance after both runs: their completions are all there is to tell
 	ids := map[string]bool{}
 	for _, tag := range []string{"notify one", "notify two"} {
 		res := s.execute(t, a.Key, process(tag, map[string]any{"delivery": polling}))
