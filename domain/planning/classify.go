@@ -26,10 +26,6 @@ type Classification struct {
 	Support float64 `json:"-"`
 }
 
-// MinConfidence is the confidence below which a description is too vague to
-// plan (400 vague_task_description).
-const MinConfidence = 0.40
-
 // Tuned on the development set test/classification/eval.jsonl and on
 // vague.jsonl, never on heldout.jsonl (see docs/benchmarks.md):
 const (

@@ -249,11 +249,8 @@ var objectPronouns = stemSet(`it them me us him her all each every up out togeth
 // and whether it is an ask: such a verb, an ask word anywhere, or a clause
 // that opens with a deliverable ("JD for a senior data engineer, remote").
 func askOf(ts []token) (verb, ask bool) {
-	i := 0
-	for i < len(ts) && (fillers[ts[i].text] || splitters[ts[i].text] || ts[i].text == ",") {
-		i++
-	}
-	if i < len(ts) && requestVerbs[ts[i].text] {
+	rest := skipLeadIns(ts)
+	if len(rest) > 0 && requestVerbs[rest[0].text] {
 		return true, true
 	}
 	if len(ts) > 2 && politeOpeners[ts[0].text+" "+ts[1].text] {
@@ -267,10 +264,10 @@ func askOf(ts []token) (verb, ask bool) {
 	if describesState(ts) {
 		return false, false
 	}
-	if i < len(ts) && (determiners[stemWord(ts[i].text)] || strings.HasSuffix(ts[i].text, "'s")) {
-		return false, leadingDeliverable(ts[i:], true) // "Mark's annual performance review"
+	if len(rest) > 0 && (determiners[stemWord(rest[0].text)] || strings.HasSuffix(rest[0].text, "'s")) {
+		return false, leadingDeliverable(rest, true) // "Mark's annual performance review"
 	}
-	return false, i < len(ts) && leadingDeliverable(ts[i:], false)
+	return false, len(rest) > 0 && leadingDeliverable(rest, false)
 }
 
 // contentWords counts the words of ts that say what is wanted: not

@@ -314,3 +314,35 @@ func tokenText(ts []token) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// askedDeliverable is the type of the first strong deliverable phrase of ts
+// that is asked for, not described ("the interview plan is already set, I
+// just need the posting": the posting).
+func askedDeliverable(ts []token) string {
+	for _, d := range deliverables(ts) {
+		if d.strong && !describesState(ts[d.at:]) {
+			return d.taskType
+		}
+	}
+	return ""
+}
+
+// weakDeliverable is the type of the first weak deliverable word of ts.
+func weakDeliverable(ts []token) string {
+	for _, d := range deliverables(ts) {
+		if !d.strong {
+			return d.taskType
+		}
+	}
+	return ""
+}
+
+// firstStrong is the type of the first strong deliverable phrase of ts.
+func firstStrong(ts []token) string {
+	for _, d := range deliverables(ts) {
+		if d.strong {
+			return d.taskType
+		}
+	}
+	return ""
+}

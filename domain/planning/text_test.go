@@ -62,7 +62,7 @@ func TestQuestionFeature(t *testing.T) {
 		}
 	}
 	c := NewClassifier(catalog.Default()).Classify("when was Airbnb founded?")
-	if c.TaskType != "quick_research" || c.Confidence < MinConfidence {
+	if c.TaskType != "quick_research" || c.Confidence < 0.40 {
 		t.Errorf("short factual question: %+v", c)
 	}
 }
