@@ -77,6 +77,10 @@ var errInternal = newError(http.StatusInternalServerError, "internal_error", "So
 // writeError writes err in the envelope; anything that is not an *apiError
 // is logged and answered as internal_error.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if isSuitePath(r.URL.Path) {
+		s.writeSuiteError(w, r, err)
+		return
+	}
 	var ae *apiError
 	if !errors.As(err, &ae) {
 		ae = errInternal

@@ -55,7 +55,6 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 
 	status, code := "ok", http.StatusOK
 	checks := services{Database: healthy, Cache: healthy}
-	product := healthy
 	if cacheErr != nil {
 		status = "degraded"
 		checks.Cache = healthCheck{Status: "degraded", Error: "cache unreachable; rate limits degrade open"}
@@ -63,15 +62,29 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 	}
 	if dbErr != nil {
 		status, code = "down", http.StatusServiceUnavailable
-		checks.Database = healthCheck{Status: "down", Error: "database unreachable"}
+		checks.Database = healthCheck{Status: "down", Error: "database unavailable"}
 		s.log.ErrorContext(ctx, "health: database check failed", "error", dbErr)
-		product = healthCheck{Status: "down", Error: "database unavailable"}
 	}
 	products := map[string]healthCheck{}
-	for name := range Products {
-		products[name] = product
+	for _, name := range Products {
+		products[name] = productHealth(name, dbErr, cacheErr)
 	}
 	writeJSON(w, code, healthResponse{Status: status, Timestamp: time.Now().UTC().Format(time.RFC3339Nano),
 		Services: checks, Products: products, Version: s.cfg.Version})
 	return nil
+}
+
+// productHealth is a product's state from the dependencies it has: every
+// product needs the database, except that GuardRail then fails open from
+// its cached policies; DedupQ's cache tier needs the cache.
+func productHealth(name string, dbErr, cacheErr error) healthCheck {
+	switch {
+	case dbErr != nil && name == "guardrail":
+		return healthCheck{Status: "degraded", Error: "database unavailable; checks fail open (allow) from the cached policies"}
+	case dbErr != nil:
+		return healthCheck{Status: "down", Error: "database unavailable"}
+	case cacheErr != nil && name == "dedupq":
+		return healthCheck{Status: "degraded", Error: "cache unreachable; exact and semantic matches are answered from the database"}
+	}
+	return healthy
 }

@@ -14,6 +14,7 @@ import (
 	"svc/adapters/secrets"
 	"svc/adapters/webhook"
 	"svc/commands"
+	"svc/commands/suite"
 	"svc/domain/catalog"
 	"svc/domain/planning"
 	"svc/eventstore"
@@ -61,7 +62,9 @@ func testDeps(t *testing.T, st *eventstore.Store, runner *projections.Runner, li
 		LLM: offline.New(), Mail: sender, BaseURL: "http://test", Log: quiet, Consistency: queries,
 		Payments: testPayments(t),
 	})
-	return httpapi.Deps{Commands: handlers, Queries: queries, Limiter: limiter, Log: quiet, Catalog: planner.Catalog(), Secrets: box}
+	products := suite.New(commands.NewRepositories(st), suite.Ports{LLM: offline.New(), Queries: queries, Consistency: queries, Log: quiet})
+	return httpapi.Deps{Commands: handlers, Queries: queries, Limiter: limiter, Log: quiet, Catalog: planner.Catalog(), Secrets: box,
+		Suite: products}
 }
 
 // testModels are the models the test API's plans route to (the offline

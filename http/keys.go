@@ -22,15 +22,9 @@ const (
 	dailyExecutes = 1000
 )
 
-// Products lists the service's products and what each does.
-var Products = map[string]string{
-	"rigor":       "Workflow planning and execution: POST /api/rigor/plan, /api/rigor/execute",
-	"dedupq":      "Task deduplication",
-	"burnrate":    "Cost prediction",
-	"qualitygate": "Output validation",
-	"guardrail":   "Policy checks",
-	"pitfalldb":   "Failure-pattern database",
-}
+// Products lists the service's products, every one reached with the same
+// key: the workflow API (rigor) and the suite's five (spec C).
+var Products = []string{"rigor", "dedupq", "burnrate", "qualitygate", "guardrail", "pitfalldb"}
 
 type createKeyBody struct {
 	Email *string `json:"email"`
@@ -98,9 +92,9 @@ type signupResponse struct {
 	Credits       int64             `json:"credits"`
 	Quickstart    quickstart        `json:"quickstart"`
 	Docs          string            `json:"docs"`
-	Products      map[string]string `json:"products"`
+	Products      []string          `json:"products"`
 	FreeTier      freeTier          `json:"free_tier"`
-	RateLimit     rateLimitInfo     `json:"rate_limit"`
+	RateLimit     string            `json:"rate_limit"`
 	RequestID     string            `json:"request_id"`
 }
 
@@ -118,12 +112,10 @@ type freeTier struct {
 	Note           string `json:"note"`
 }
 
-// rateLimitInfo describes the per-minute limit of workflow routes.
-type rateLimitInfo struct {
-	RequestsPerMinute int    `json:"requests_per_minute"`
-	Scope             string `json:"scope"`
-	Window            string `json:"window"`
-}
+// rateLimitText describes the per-minute limit (spec C's rate_limit
+// string).
+var rateLimitText = strconv.Itoa(perMinute) + " requests per minute per organization (sliding 60-second window; " +
+	strconv.Itoa(perMinuteEnterprise) + " on enterprise)"
 
 func (s *Server) signupResponse(res commands.OrganizationCreated, message, reqID string) signupResponse {
 	base, key := s.cfg.BaseURL, res.Key.Raw
@@ -140,7 +132,7 @@ func (s *Server) signupResponse(res commands.OrganizationCreated, message, reqID
 		Products: Products,
 		FreeTier: freeTier{CallsRemaining: dailyExecutes, ResetsAt: tomorrow.Format(time.RFC3339),
 			Note: "Free tier: 1 concurrent workflow and 1,000 executions per UTC day; planning is free; your first workflow is on us."},
-		RateLimit: rateLimitInfo{RequestsPerMinute: perMinute, Scope: "organization", Window: "sliding 60 seconds"},
+		RateLimit: rateLimitText,
 		RequestID: reqID,
 	}
 }

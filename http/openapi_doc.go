@@ -26,6 +26,16 @@ func apiOps() map[string]apiOp {
 		}
 		out[name] = op
 	}
+	// the suite's operations document themselves (suiteOp.doc); their
+	// docs do not touch the server
+	for _, o := range (&Server{}).suiteOps() {
+		if _, dup := out[o.action]; dup {
+			panic("openapi: route " + o.action + " is documented twice")
+		}
+		op := o.doc
+		op.guard, op.floor = guardSuite, o.floor
+		out[o.action] = op
+	}
 	return out
 }
 
@@ -37,6 +47,7 @@ var tagGroups = []struct {
 	{"Workflow API (spec A)", []string{tagPlanning, tagExecution, tagWorkflows, tagUsage}},
 	{"Platform (spec B)", []string{tagKeys, tagSessions, tagUser, tagBilling, tagNotifications, tagWorkspaces, tagMembers,
 		tagWorkspaceKeys, tagFolders, tagSettings, tagHooks, tagConnections, tagDataDeletion}},
+	{"Agent suite (spec C)", []string{tagDedupQ, tagBurnRate, tagQualityGate, tagGuardRail, tagPitfallDB}},
 	{"Service", []string{tagService, tagReference}},
 }
 
@@ -71,6 +82,9 @@ type docBuilder struct {
 	components map[string]jsonSchema
 	used       map[string]bool
 	examples   map[string]map[string]json.RawMessage
+	// suite: the operation being built is a suite route's (its refusals
+	// in the suite's envelope).
+	suite bool
 }
 
 // buildOpenAPI is the OpenAPI document of router's routes: their methods
@@ -105,6 +119,7 @@ func buildOpenAPI(router *mux.Router, cfg Config) (doc []byte, err error) {
 		return nil, fmt.Errorf("openapi: walking the routes: %w", err)
 	}
 	b.resp.schemaOf(errorResponse{})
+	b.resp.schemaOf(suiteErrorResponse{})
 	out := map[string]any{
 		"openapi":           openAPIVersion,
 		"jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",
@@ -138,9 +153,11 @@ func newDocBuilder() *docBuilder {
 }
 
 // infoDescription introduces the document.
-const infoDescription = "The reference of every route this service has: the workflow API (specification A) and the platform " +
-	"(specification B). Programs authenticate with an API key in the `x-api-key` header (`Authorization: Bearer` is not read); " +
-	"browser routes take the session cookie of `POST /api/auth/login`. Errors answer `{error:{code, message, request_id, fix?, details?}}` " +
+const infoDescription = "The reference of every route this service has: the workflow API (specification A), the platform " +
+	"(specification B) and the agent-infrastructure suite (specification C, whose routes answer errors in its flat envelope " +
+	"`{error, message, request_id, status, fix?, docs?, support?}` and carry `request_id`, `credits_used`, `credits_remaining` " +
+	"and `fallback_behavior` on every answer). Programs authenticate with an API key in the `x-api-key` header (`Authorization: Bearer` is not read); " +
+	"browser routes take the session cookie of `POST /api/auth/login`. Errors of specs A and B answer `{error:{code, message, request_id, fix?, details?}}` " +
 	"(rate limits add `retry_after` or `retry_after_seconds` beside `error`); each route lists the codes it answers. Quote `request_id` " +
 	"(also the `X-Request-Id` header) to support. 1,000 credits = 1 USD."
 
@@ -161,7 +178,12 @@ var tagDescriptions = map[string]string{
 	tagWorkspaces: "Workspaces of an organization.", tagMembers: "Members, roles and invitations.",
 	tagWorkspaceKeys: "API keys of a workspace.", tagFolders: "Folders of workflows.", tagSettings: "Audit log, budget and model policy.",
 	tagHooks: "Event webhooks of a workspace (Pro and above).", tagConnections: "OAuth connections to MCP providers.",
-	tagService: "Health of the service.", tagReference: "This reference.", tagDataDeletion: "Irreversible erasure of all of an organization's data (the owner's).",
+	tagDedupQ:      "Task deduplication: exact and semantic matches of completed tasks (spec C).",
+	tagBurnRate:    "Cost prediction of agent plans, tracked spend and daily budgets (spec C).",
+	tagQualityGate: "Validation of agent output: directives, JSON Schema, code syntax, LLM checks (spec C).",
+	tagGuardRail:   "Policies of deterministic rules that allow or deny agents' proposed actions (spec C).",
+	tagPitfallDB:   "Verified failure patterns by task type; anonymized failure reports (spec C).",
+	tagService:     "Health of the service.", tagReference: "This reference.", tagDataDeletion: "Irreversible erasure of all of an organization's data (the owner's).",
 }
 
 func tagsOf() []any {
@@ -184,6 +206,7 @@ func tagGroupsOf() []any {
 
 // operation is the operation object of route name (path template tpl).
 func (b *docBuilder) operation(name, tpl string, op apiOp) map[string]any {
+	b.suite = op.guard == guardSuite
 	id := operationID(name)
 	desc := op.authText()
 	if op.note != "" {
@@ -288,6 +311,10 @@ func (b *docBuilder) refusal(id string, status int, cs []string) map[string]any 
 	// $ref apply with it in OpenAPI 3.1; generators read the $ref)
 	schema := jsonSchema{"$ref": "#/components/schemas/ErrorResponse",
 		"properties": jsonSchema{"error": jsonSchema{"properties": jsonSchema{"code": jsonSchema{"enum": enum}}}}}
+	if b.suite { // spec C's flat envelope: its code is "error"
+		schema = jsonSchema{"$ref": "#/components/schemas/SuiteErrorResponse",
+			"properties": jsonSchema{"error": jsonSchema{"enum": enum}, "status": jsonSchema{"const": status}}}
+	}
 	media := map[string]any{"schema": schema}
 	if ex, ok := b.examples[id][strconv.Itoa(status)]; ok {
 		media["example"] = ex

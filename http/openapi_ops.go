@@ -44,6 +44,11 @@ const (
 	guardKeyOptional
 	// guardSignature: the payment processor's Stripe-Signature.
 	guardSignature
+	// guardSuite: x-api-key on a suite route (spec C), every refusal in
+	// the suite's envelope: 401 missing_api_key or invalid_api_key, 403
+	// insufficient_permissions below a floor above viewer, 429
+	// rate_limited, 400 invalid_request.
+	guardSuite
 )
 
 // apiOp documents one route.
@@ -125,6 +130,24 @@ func (op apiOp) refusals() map[int][]string {
 	out := map[int][]string{}
 	add := func(status int, cs ...string) { out[status] = append(out[status], cs...) }
 	add(http.StatusInternalServerError, "internal_error")
+	if op.guard == guardSuite {
+		add(http.StatusBadRequest, "invalid_request")
+		add(http.StatusUnauthorized, "missing_api_key", "invalid_api_key")
+		add(http.StatusTooManyRequests, "rate_limited")
+		if op.body != nil {
+			add(http.StatusRequestEntityTooLarge, "payload_too_large")
+		}
+		if op.floor != "" && op.floor != "viewer" {
+			add(http.StatusForbidden, "insufficient_permissions")
+		}
+		for _, c := range op.errs {
+			add(c.status, c.codes...)
+		}
+		for status, cs := range out {
+			out[status] = dedupe(cs)
+		}
+		return out
+	}
 	add(http.StatusBadRequest, "invalid_field") // query parameters and path variables (checkParams)
 	if op.body != nil || op.readsBody {
 		add(http.StatusBadRequest, "invalid_body")
@@ -186,7 +209,7 @@ func (op apiOp) security() []any {
 	key := map[string][]string{"ApiKeyAuth": {}}
 	session := map[string][]string{"SessionCookie": {}}
 	switch op.guard {
-	case guardKey, guardKeyLimited, guardKeyCheck, guardKeyOnly:
+	case guardKey, guardKeyLimited, guardKeyCheck, guardKeyOnly, guardSuite:
 		return []any{key}
 	case guardPlatform, guardWorkspace:
 		return []any{key, session}
@@ -206,7 +229,7 @@ func (op apiOp) authText() string {
 	switch op.guard {
 	case guardNone:
 		return "No credentials."
-	case guardKey, guardKeyLimited, guardKeyCheck, guardKeyOnly:
+	case guardKey, guardKeyLimited, guardKeyCheck, guardKeyOnly, guardSuite:
 		who = "An API key (x-api-key)"
 	case guardPlatform, guardWorkspace:
 		who = "An API key (x-api-key) or the session cookie"
@@ -225,7 +248,7 @@ func (op apiOp) authText() string {
 	case op.floor != "" && op.floor != "viewer":
 		who += ", with the " + string(op.floor) + " role or above"
 	}
-	if op.guard == guardKeyLimited {
+	if op.guard == guardKeyLimited || op.guard == guardSuite {
 		who += "; counts toward the organization's per-minute limit"
 	}
 	return who + "."

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"svc/commands"
+	"svc/commands/suite"
 	"svc/domain/apikey"
 	"svc/domain/catalog"
 	"svc/projections"
@@ -66,6 +67,9 @@ type Deps struct {
 	// KeyUsage learns of each request's API key, for last_used_at
 	// (optional).
 	KeyUsage KeyToucher
+	// Suite runs the agent-infrastructure suite's operations (spec C);
+	// required.
+	Suite *suite.Suite
 }
 
 // Opener opens a value a command sealed with the service's secret key.
@@ -91,6 +95,7 @@ type Server struct {
 	kicker   Kicker
 	secrets  Opener
 	keyUsage KeyToucher
+	suite    *suite.Suite
 	keys     *keyCache
 	metrics  *metrics
 	router   *mux.Router
@@ -103,7 +108,7 @@ type Server struct {
 // New returns a server over deps; Commands, Queries, Limiter and Log are
 // required.
 func New(cfg Config, d Deps) *Server {
-	if d.Commands == nil || d.Queries == nil || d.Limiter == nil || d.Log == nil || d.Secrets == nil {
+	if d.Commands == nil || d.Queries == nil || d.Limiter == nil || d.Log == nil || d.Secrets == nil || d.Suite == nil {
 		panic("httpapi: missing dependency")
 	}
 	if d.Catalog == nil {
@@ -129,7 +134,7 @@ func New(cfg Config, d Deps) *Server {
 	}
 	s := &Server{
 		cfg: cfg, commands: d.Commands, queries: d.Queries, limiter: d.Limiter, log: d.Log, catalog: d.Catalog,
-		kicker: d.Kicker, secrets: d.Secrets, keyUsage: d.KeyUsage, closing: make(chan struct{}),
+		kicker: d.Kicker, secrets: d.Secrets, keyUsage: d.KeyUsage, suite: d.Suite, closing: make(chan struct{}),
 		keys:    newKeyCache(10*time.Second, 50_000),
 		metrics: newMetrics(d.Collectors...),
 	}
@@ -193,6 +198,8 @@ func (s *Server) routes() {
 	s.autoReloadRoutes(r)
 	s.notificationRoutes(r)
 	s.dataDeletionRoutes(r)
+	// The agent-infrastructure suite (spec C), in its own envelope.
+	s.suiteRoutes(r)
 
 	// Workflow routes (spec A): the per-org rate limit applies to those it
 	// lists; templates and task types are not limited.

@@ -27,9 +27,11 @@ import (
 	"svc/commands"
 	"svc/commands/erasure"
 	"svc/commands/reload"
+	"svc/commands/suite"
 	"svc/commands/webhooks"
 	"svc/commands/worker"
 	"svc/domain/catalog"
+	"svc/domain/embedding"
 	"svc/domain/planning"
 	"svc/eventstore"
 	httpapi "svc/http"
@@ -110,10 +112,12 @@ func runServe(ctx context.Context, args []string) error {
 	planner := planning.NewPlanner(catalog.Default(), providers.PlannerOptions(os.Getenv, provider)...)
 	// ... and its embedding tier uses the provider's embeddings (the
 	// catalogue embedded on first use; the local embedder until then).
+	var suiteEmbedder embedding.Embedder = embedding.Local{}
 	if embedder, err := providers.EmbedderFromEnv(os.Getenv, log); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	} else if embedder != nil {
 		planner.Classifier().SetEmbedder(embedder)
+		suiteEmbedder = embedder
 	}
 	workflowsMoved, stopWorkflowsMoved := store.SubscribeTypes(projections.Moved(projections.Workflows{}.Name()))
 	defer stopWorkflowsMoved()
@@ -129,11 +133,15 @@ func runServe(ctx context.Context, args []string) error {
 		McpOAuth: mcpOAuth, Payments: processor, WebhookSender: webhook.NewSender(outboundClient),
 		Erasures: erasures, DeletionTTL: cfg.DeletionTokenTTL,
 	})
+	// The suite (spec C) shares the repositories; its semantic tiers use
+	// the provider's embeddings when configured, the local embedder else.
+	products := suite.New(repos, suite.Ports{Embedder: suiteEmbedder, LLM: provider, Queries: queries,
+		Consistency: queries, Log: log})
 	keyUsage := credentials.NewKeyUsage(store.Pool(), log)
 	api := httpapi.New(httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies, Version: version,
 		SSEHeartbeat: cfg.SSEHeartbeat, SSETimeout: cfg.SSETimeout},
 		httpapi.Deps{Commands: handlers, Queries: queries, Limiter: apiLimiter{limiter}, Log: log, Catalog: planner.Catalog(), Kicker: workers,
-			Secrets: box, KeyUsage: keyUsage,
+			Secrets: box, KeyUsage: keyUsage, Suite: products,
 			Collectors: []prometheus.Collector{prometheus.NewCounterFunc(prometheus.CounterOpts{
 				Name: "svc_db_statements_total", Help: "Statements sent to PostgreSQL by this instance (BEGIN and COMMIT included).",
 			}, func() float64 { return float64(eventstore.Statements(store.Pool())) })}})

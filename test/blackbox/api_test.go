@@ -3,6 +3,7 @@ package blackbox
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -114,11 +115,14 @@ func checkSignupBody(t *testing.T, res *response) {
 	if str(t, b, "docs") == "" {
 		t.Error("docs is empty")
 	}
-	products := object(t, b, "products")
+	products, _ := b["products"].([]any)
 	for _, p := range productNames {
-		if _, ok := products[p]; !ok {
-			t.Errorf("products lacks %s: %v", p, products)
+		if !slices.Contains(products, any(p)) {
+			t.Errorf("products lacks %s: %v", p, b["products"])
 		}
+	}
+	if rl, _ := b["rate_limit"].(string); rl == "" {
+		t.Errorf("rate_limit %#v, want a string (spec C)", b["rate_limit"])
 	}
 	ft := object(t, b, "free_tier")
 	integer(t, ft, "calls_remaining")
