@@ -288,6 +288,9 @@ func TestEveryWriteIsReadBack(t *testing.T) {
 	for name, w := range deletionWalks(t, f) {
 		walk[name] = w
 	}
+	for name, w := range suiteWalks(t, f) {
+		walk[name] = w
+	}
 	for name, w := range llmPolicyWalks(t, f, key, signup.WorkspaceID) {
 		walk[name] = w
 	}
@@ -369,6 +372,9 @@ func TestNoNullLists(t *testing.T) {
 		if code, body := f.call(t, "GET", path, key, nil); code != 200 && code != 404 {
 			t.Errorf("%s with a key of another org: %d %v", path, code, body)
 		}
+	}
+	for name, path := range suiteReads(t, f, key) {
+		reads[name] = path
 	}
 	reads["GET workspaces.llm_policy.get"] = "" // Team tier: consistency_llm_policy_test.go
 	// Pro tier or above: consistency_webhooks_test.go

@@ -123,7 +123,7 @@ func endpointsOf(r *mux.Router) []endpoint {
 		if err != nil || merr != nil {
 			return nil
 		}
-		d := routeDocs[route.GetName()]
+		d, _ := routeDocOf(route.GetName())
 		for _, m := range methods {
 			out = append(out, endpoint{Method: m, Path: path, Auth: d.auth, Description: d.description})
 		}
@@ -162,4 +162,27 @@ type docsResponse struct {
 	Authentication string     `json:"authentication"`
 	Errors         string     `json:"errors"`
 	Endpoints      []endpoint `json:"endpoints"`
+}
+
+// routeDocOf is what GET /docs says of route name: routeDocs', or a suite
+// operation's own (suiteOp.doc: its summary and note, and its price).
+func routeDocOf(name string) (routeDoc, bool) {
+	if d, ok := routeDocs[name]; ok {
+		return d, true
+	}
+	for _, o := range (&Server{}).suiteOps() {
+		if o.action != name {
+			continue
+		}
+		auth := authKey
+		if o.floor != "" && o.floor != "viewer" {
+			auth += " (" + string(o.floor) + ")"
+		}
+		desc := o.doc.summary + "."
+		if o.doc.note != "" {
+			desc += " " + o.doc.note
+		}
+		return routeDoc{auth, desc}, true
+	}
+	return routeDoc{}, false
 }

@@ -33,10 +33,26 @@ func (s *Server) UndocumentedRoutes() []string {
 		if _, err := route.GetMethods(); err != nil {
 			return nil
 		}
-		if _, ok := routeDocs[route.GetName()]; !ok {
+		if _, ok := routeDocOf(route.GetName()); !ok {
 			out = append(out, route.GetName())
 		}
 		return nil
 	})
+	return out
+}
+
+// SuiteRoute is a suite operation's route, for the tests that cover every
+// route.
+type SuiteRoute struct {
+	Name, Method, Path string
+	Floor              Role
+}
+
+// SuiteRoutes lists the suite's operations' routes.
+func (s *Server) SuiteRoutes() []SuiteRoute {
+	var out []SuiteRoute
+	for _, o := range s.suiteOps() {
+		out = append(out, SuiteRoute{Name: o.action, Method: o.method, Path: o.path, Floor: o.floor})
+	}
 	return out
 }

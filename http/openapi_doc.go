@@ -212,7 +212,7 @@ func (b *docBuilder) operation(name, tpl string, op apiOp) map[string]any {
 	if op.note != "" {
 		desc = op.note + "\n\n" + desc
 	}
-	if d, ok := routeDocs[name]; ok && d.description != "" {
+	if d, ok := routeDocs[name]; ok && d.description != "" { // a suite route's is op.note
 		desc = d.description + "\n\n" + desc
 	}
 	out := map[string]any{"operationId": id, "summary": op.summary, "description": desc, "tags": []string{op.tag}}

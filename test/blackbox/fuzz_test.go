@@ -317,6 +317,32 @@ func registeredPostRoutes(t *testing.T) []string {
 	}
 	for _, f := range files {
 		ast.Inspect(f, func(n ast.Node) bool {
+			// the suite's operations: suiteOp{method: http.MethodPost,
+			// path: "/api/dedupq/check", ...} (http/suite.go registers them)
+			if lit, ok := n.(*ast.CompositeLit); ok {
+				if id, ok := lit.Type.(*ast.Ident); ok && id.Name == "suiteOp" {
+					var path string
+					post := false
+					for _, el := range lit.Elts {
+						kv, ok := el.(*ast.KeyValueExpr)
+						if !ok {
+							continue
+						}
+						switch k, _ := kv.Key.(*ast.Ident); k.Name {
+						case "method":
+							post = isPost(kv.Value)
+						case "path":
+							path, _ = str(kv.Value)
+						}
+					}
+					if post && path == "" {
+						t.Errorf("%s: a POST suiteOp whose path is not a literal", fset.Position(lit.Pos()))
+					} else if post {
+						out = append(out, path)
+					}
+				}
+				return true
+			}
 			call, ok := n.(*ast.CallExpr)
 			if !ok {
 				return true
