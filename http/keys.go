@@ -81,21 +81,21 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request) error {
 
 // signupResponse is the answer of POST /api/keys.
 type signupResponse struct {
-	OrgID         string            `json:"org_id"`
-	KeyID         string            `json:"key_id"`
-	Key           string            `json:"key"`
-	APIKey        string            `json:"api_key"`
-	Prefix        string            `json:"prefix"`
-	Message       string            `json:"message"`
-	WorkspaceID   string            `json:"workspace_id"`
-	EmailVerified bool              `json:"email_verified"`
-	Credits       int64             `json:"credits"`
-	Quickstart    quickstart        `json:"quickstart"`
-	Docs          string            `json:"docs"`
-	Products      []string          `json:"products"`
-	FreeTier      freeTier          `json:"free_tier"`
-	RateLimit     string            `json:"rate_limit"`
-	RequestID     string            `json:"request_id"`
+	OrgID         string     `json:"org_id"`
+	KeyID         string     `json:"key_id"`
+	Key           string     `json:"key"`
+	APIKey        string     `json:"api_key"`
+	Prefix        string     `json:"prefix"`
+	Message       string     `json:"message"`
+	WorkspaceID   string     `json:"workspace_id"`
+	EmailVerified bool       `json:"email_verified"`
+	Credits       int64      `json:"credits"`
+	Quickstart    quickstart `json:"quickstart"`
+	Docs          string     `json:"docs"`
+	Products      []string   `json:"products"`
+	FreeTier      freeTier   `json:"free_tier"`
+	RateLimit     string     `json:"rate_limit"`
+	RequestID     string     `json:"request_id"`
 }
 
 // quickstart are the first calls to try with a new key, as curl lines.
