@@ -2,16 +2,21 @@ package domain
 
 import (
 	"svc/domain/apikey"
+	"svc/domain/burnrate"
 	"svc/domain/connection"
 	"svc/domain/credit"
+	"svc/domain/dedupq"
 	"svc/domain/deletion"
 	"svc/domain/delivery"
 	"svc/domain/folder"
+	"svc/domain/guardrail"
 	"svc/domain/hook"
 	"svc/domain/invite"
 	"svc/domain/notification"
 	"svc/domain/org"
 	"svc/domain/payment"
+	"svc/domain/pitfalldb"
+	"svc/domain/qualitygate"
 	"svc/domain/user"
 	"svc/domain/workflow"
 	"svc/domain/workspace"
@@ -37,5 +42,11 @@ func Events() *event.Registry {
 		hook.RegisterEvents,
 		notification.RegisterEvents,
 		deletion.RegisterEvents,
+		// the agent-infrastructure suite (spec C)
+		dedupq.RegisterEvents,
+		burnrate.RegisterEvents,
+		qualitygate.RegisterEvents,
+		guardrail.RegisterEvents,
+		pitfalldb.RegisterEvents,
 	)
 }
