@@ -119,7 +119,6 @@ func buildOpenAPI(router *mux.Router, cfg Config) (doc []byte, err error) {
 		return nil, fmt.Errorf("openapi: walking the routes: %w", err)
 	}
 	b.resp.schemaOf(errorResponse{})
-	b.resp.schemaOf(suiteErrorResponse{})
 	out := map[string]any{
 		"openapi":           openAPIVersion,
 		"jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",
@@ -312,6 +311,7 @@ func (b *docBuilder) refusal(id string, status int, cs []string) map[string]any 
 	schema := jsonSchema{"$ref": "#/components/schemas/ErrorResponse",
 		"properties": jsonSchema{"error": jsonSchema{"properties": jsonSchema{"code": jsonSchema{"enum": enum}}}}}
 	if b.suite { // spec C's flat envelope: its code is "error"
+		b.resp.schemaOf(suiteErrorResponse{})
 		schema = jsonSchema{"$ref": "#/components/schemas/SuiteErrorResponse",
 			"properties": jsonSchema{"error": jsonSchema{"enum": enum}, "status": jsonSchema{"const": status}}}
 	}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"svc/domain/suite"
 	"svc/projections"
 )
 
@@ -145,9 +146,10 @@ func (s *Server) usageSummary(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, usageSummaryResponse{
 		OK: true, metered: free(requestID(r.Context()), d.balance),
-		Balance:              amount(d.balance),
-		BurnRate:             burnRate(d.cells, from, end),
-		PeriodTotals:         periodTotals{money: amount(period.credits), WorkflowCount: period.workflows, BySurface: bySurface(d.cells)},
+		Balance:  amount(d.balance),
+		BurnRate: burnRate(d.cells, from, end),
+		PeriodTotals: periodTotals{money: amount(period.credits), WorkflowCount: period.workflows, BySurface: bySurface(d.cells),
+			ByProduct: byProduct(d.cells)},
 		Trend:                trend(d.cells, starts, unit),
 		BreakdownByWorkspace: d.byWorkspace(period.credits),
 		BreakdownByTaskType:  d.byTaskType(period.credits),
@@ -160,6 +162,17 @@ func (s *Server) usageSummary(w http.ResponseWriter, r *http.Request) error {
 func bySurface(cells []projections.UsageCell) surfaces[money] {
 	sums := surfaceSums(cells)
 	return surfaces[money]{Workflow: amount(sums[projections.SurfaceWorkflow]), Gateway: amount(sums[projections.SurfaceGateway])}
+}
+
+// byProduct is the spend of cells by product.
+func byProduct(cells []projections.UsageCell) products {
+	sums := map[string]int64{}
+	for _, c := range cells {
+		sums[c.Product] += c.Credits
+	}
+	return products{Rigor: amount(sums["rigor"]), DedupQ: amount(sums[string(suite.DedupQ)]), BurnRate: amount(sums[string(suite.BurnRate)]),
+		QualityGate: amount(sums[string(suite.QualityGate)]), GuardRail: amount(sums[string(suite.GuardRail)]),
+		PitfallDB: amount(sums[string(suite.PitfallDB)])}
 }
 
 // surfaceSums sums the credits of cells by surface.
@@ -200,7 +213,8 @@ func trend(cells []projections.UsageCell, starts []time.Time, unit string) []tre
 		in := byBucket[b.Unix()]
 		sum := total(in)
 		out = append(out, trendBucket{BucketStart: isoTime(b), BucketEnd: isoTime(bucketNext(b, unit)),
-			periodTotals: periodTotals{money: amount(sum.credits), WorkflowCount: sum.workflows, BySurface: bySurface(in)}})
+			periodTotals: periodTotals{money: amount(sum.credits), WorkflowCount: sum.workflows, BySurface: bySurface(in),
+				ByProduct: byProduct(in)}})
 	}
 	return out
 }

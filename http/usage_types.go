@@ -33,6 +33,18 @@ type periodTotals struct {
 	money
 	WorkflowCount int64           `json:"workflow_count"`
 	BySurface     surfaces[money] `json:"by_surface"`
+	ByProduct     products        `json:"by_product"`
+}
+
+// products splits spend by product: the workflow API (rigor) and the
+// suite's five (spec C).
+type products struct {
+	Rigor       money `json:"rigor"`
+	DedupQ      money `json:"dedupq"`
+	BurnRate    money `json:"burnrate"`
+	QualityGate money `json:"qualitygate"`
+	GuardRail   money `json:"guardrail"`
+	PitfallDB   money `json:"pitfalldb"`
 }
 
 // trendBucket is one bucket of the trend.

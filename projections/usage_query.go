@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"svc/domain/suite"
 	"svc/eventstore"
 )
 
@@ -17,6 +18,10 @@ type UsageCell struct {
 	// Bucket is the start of the bucket (UTC).
 	Bucket  time.Time
 	Surface string
+	// Product is the product that spent it: "rigor" for workflows and
+	// the workflow API's other charges, else the suite's product that the
+	// charge's reason names ("guardrail" for "guardrail.check").
+	Product string
 	// WorkspaceID is "" when unknown (a charge with neither workflow nor key).
 	WorkspaceID string
 	// KeyID is the server-resolved key; "" for a browser session.
@@ -44,15 +49,16 @@ func UsageCells(ctx context.Context, db eventstore.DB, orgID string, from, to ti
 		return nil, fmt.Errorf("usage: unknown bucket unit %q", unit)
 	}
 	rows, err := db.Query(ctx, `SELECT date_trunc($4, at, 'UTC'), surface, coalesce(workspace_id, ''), coalesce(key_id, ''), coalesce(task_type, ''),
+			CASE WHEN surface <> 'workflow' AND split_part(reason, '.', 1) = ANY($5) THEN split_part(reason, '.', 1) ELSE 'rigor' END,
 			sum(credits), sum(charges), sum(steps), sum(workflows)
 		FROM usage_charges WHERE org_id = $1 AND at >= $2 AND at < $3
-		GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`, orgID, from, to, unit)
+		GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`, orgID, from, to, unit, suiteProducts())
 	if err != nil {
 		return nil, fmt.Errorf("usage: read charges: %w", err)
 	}
 	cells, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (UsageCell, error) {
 		var c UsageCell
-		err := r.Scan(&c.Bucket, &c.Surface, &c.WorkspaceID, &c.KeyID, &c.TaskType, &c.Credits, &c.Calls, &c.Steps, &c.Workflows)
+		err := r.Scan(&c.Bucket, &c.Surface, &c.WorkspaceID, &c.KeyID, &c.TaskType, &c.Product, &c.Credits, &c.Calls, &c.Steps, &c.Workflows)
 		c.Bucket = c.Bucket.UTC()
 		return c, err
 	})
@@ -60,6 +66,15 @@ func UsageCells(ctx context.Context, db eventstore.DB, orgID string, from, to ti
 		return nil, fmt.Errorf("usage: read charges: %w", err)
 	}
 	return cells, nil
+}
+
+// suiteProducts are the suite's product names, as charges' reasons begin.
+func suiteProducts() []string {
+	out := make([]string, len(suite.Products))
+	for i, p := range suite.Products {
+		out[i] = string(p)
+	}
+	return out
 }
 
 // UsageNames returns the display names of an org's keys (label, or prefix

@@ -93,6 +93,9 @@ func populateUsage(t *testing.T, u usageOrg) {
 	})
 	u.charge(t, credit.Charged{Amount: 270, Reason: "enhance_llm", KeyID: u.key2})
 	u.charge(t, credit.Charged{Amount: 5, Reason: "enhance_llm"})
+	// the suite's operations (spec C): their reason names the product
+	u.charge(t, credit.Charged{Amount: 1, Reason: "guardrail.check", KeyID: u.key2})
+	u.charge(t, credit.Charged{Amount: 2, Reason: "pitfalldb.query", KeyID: u.key2})
 }
 
 type usageSum struct{ credits, calls, steps, workflows int64 }
@@ -123,28 +126,33 @@ func TestUsageModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	total := sumBy(cells, func(projections.UsageCell) string { return "" })[""]
-	if total != (usageSum{credits: 830 + 270 + 5, calls: 7, steps: 3, workflows: 1}) {
+	if total != (usageSum{credits: 830 + 270 + 5 + 3, calls: 9, steps: 3, workflows: 1}) {
 		t.Errorf("totals %+v: want the refund netted (flow B neither costs nor counts)", total)
 	}
 	byKey := sumBy(cells, func(c projections.UsageCell) string { return c.KeyID })
 	want := map[string]usageSum{
 		u.key:  {credits: 830, calls: 3, steps: 3, workflows: 1}, // two agent ids, one key
-		u.key2: {credits: 270, calls: 3},                         // flow B charged and refunded, then enhance
+		u.key2: {credits: 273, calls: 5},                         // flow B charged and refunded, then enhance, then the suite
 		"":     {credits: 5, calls: 1},                           // the browser session
 	}
 	if !reflect.DeepEqual(byKey, want) {
 		t.Errorf("by key %+v, want %+v", byKey, want)
 	}
 	bySurface := sumBy(cells, func(c projections.UsageCell) string { return c.Surface })
-	if bySurface["workflow"].credits != 830 || bySurface["gateway"].credits != 275 || len(bySurface) != 2 {
+	if bySurface["workflow"].credits != 830 || bySurface["gateway"].credits != 278 || len(bySurface) != 2 {
 		t.Errorf("by surface %+v", bySurface)
 	}
+	byProduct := sumBy(cells, func(c projections.UsageCell) string { return c.Product })
+	if byProduct["rigor"].credits != 830+275 || byProduct["guardrail"] != (usageSum{credits: 1, calls: 1}) ||
+		byProduct["pitfalldb"] != (usageSum{credits: 2, calls: 1}) || len(byProduct) != 3 {
+		t.Errorf("by product %+v: workflows and enhance are rigor's, the suite's charges their product's", byProduct)
+	}
 	byWorkspace := sumBy(cells, func(c projections.UsageCell) string { return c.WorkspaceID })
-	if byWorkspace[u.ws].credits != 830 || byWorkspace[u.ws2].credits != 270 || byWorkspace[""].credits != 5 {
+	if byWorkspace[u.ws].credits != 830 || byWorkspace[u.ws2].credits != 273 || byWorkspace[""].credits != 5 {
 		t.Errorf("by workspace %+v: the enhance charge belongs to key2's workspace", byWorkspace)
 	}
 	byType := sumBy(cells, func(c projections.UsageCell) string { return c.TaskType })
-	if byType["competitive_analysis"].credits != 830 || byType["process_improvement"] != (usageSum{calls: 2}) || byType[""].credits != 275 {
+	if byType["competitive_analysis"].credits != 830 || byType["process_improvement"] != (usageSum{calls: 2}) || byType[""].credits != 278 {
 		t.Errorf("by task type %+v", byType)
 	}
 	for _, c := range cells {
@@ -177,7 +185,7 @@ func TestUsageRebuildEqualsLive(t *testing.T) {
 	}
 	catchUp(t, r)
 	live := dump(t, ps)
-	if len(live["usage_charges"]) != 3*8 || len(live["usage_workflows"]) != 3*2 || len(live["usage_keys"]) != 3*2 {
+	if len(live["usage_charges"]) != 3*10 || len(live["usage_workflows"]) != 3*2 || len(live["usage_keys"]) != 3*2 {
 		t.Fatalf("live sizes: %d charges, %d workflows, %d keys", len(live["usage_charges"]), len(live["usage_workflows"]), len(live["usage_keys"]))
 	}
 	if _, err := projections.NewRunner(store, quiet, ps, projections.WithBatch(2)).Rebuild(context.Background(), ps[0], nil); err != nil {

@@ -242,7 +242,7 @@ func checkUsageSummary(t *testing.T, s *server, a account, res *response, used, 
 	}
 
 	period := object(t, b, "period_totals")
-	wantKeys(t, "period_totals", period, "credits", "usd", "workflow_count", "by_surface")
+	wantKeys(t, "period_totals", period, "credits", "usd", "workflow_count", "by_surface", "by_product")
 	usdOf(t, period, "usd", total)
 	if integer(t, period, "workflow_count") != 1 {
 		t.Errorf("workflow_count %v, want 1 (the free first run costs nothing)", period["workflow_count"])
@@ -258,7 +258,7 @@ func checkUsageSummary(t *testing.T, s *server, a account, res *response, used, 
 	}
 	var sum int64
 	for _, r := range trend {
-		wantKeys(t, "trend bucket", r, "bucket_start", "bucket_end", "credits", "usd", "workflow_count", "by_surface")
+		wantKeys(t, "trend bucket", r, "bucket_start", "bucket_end", "credits", "usd", "workflow_count", "by_surface", "by_product")
 		start, err := time.Parse(time.RFC3339, str(t, r, "bucket_start"))
 		if err != nil || start.Hour() != 0 || start.Minute() != 0 {
 			t.Errorf("bucket_start %v is not a UTC midnight", r["bucket_start"])
