@@ -188,7 +188,7 @@ func (cl *Classifier) intentsOf(description string, asks []clause) []Intent {
 			}
 		} else if w := weakDeliverable(c.toks); w != "" && !elaborates && makesWeak(c.toks) {
 			tt, conf, byPhrase = w, 0.8, true // "write our new password policy"
-		} else if !elaborates && (c.verb || c.question || c.opened || c.split) && contentWords(c.toks) >= 2 && !emptyVerbs[leadVerb(c.toks)] {
+		} else if !elaborates && (c.verb || c.question || c.opened || c.split) && (contentWords(c.toks) >= 2 || c.split && atomicVerbs[leadVerb(c.toks)] && contentWords(c.toks) == 1 && !refersBack(c.toks)) && !emptyVerbs[leadVerb(c.toks)] {
 			cc := cl.Classify(tokenText(c.toks))
 			cc.TaskType = verbKind(leadVerb(c.toks), scoringKind(cc.TaskType, c.toks), c.toks)
 			confident := cc.Confidence >= 0.7 || c.split && cc.Posterior >= 0.9 && cc.Confidence >= 0.5 // announced requests need less

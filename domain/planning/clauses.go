@@ -27,7 +27,7 @@ type clause struct {
 }
 
 // requestVerbs open an imperative ask (base forms: an imperative is one).
-var requestVerbs = set(`write draft create prepare produce compose build design plan review check analyze analyse assess evaluate
+var requestVerbs = set(`redesign rework revamp overhaul rethink restructure grab write draft create prepare produce compose build design plan review check analyze analyse assess evaluate
 	audit compare summarize summarise extract pull classify categorize categorise tag label score rate rank rerank re-rank group cluster
 	grade research find identify list outline define set develop map propose recommend suggest estimate calculate forecast improve
 	streamline fix optimize optimise reduce investigate explain answer tell give generate update rewrite edit turn convert parse
@@ -207,7 +207,7 @@ func opensAsk(ts []token, afterComma bool) (ok, statement bool) {
 	}
 	w := stemWord(ts[i].text)
 	if requestVerbs[ts[i].text] && i+1 < len(ts) && (determiners[stemWord(ts[i+1].text)] || objectPronouns[stemWord(ts[i+1].text)] ||
-		splitters[ts[i+1].text] || leadingDeliverable(ts[i+1:], false)) {
+		splitters[ts[i+1].text] || leadingDeliverable(ts[i+1:], false) || whObjects[ts[i+1].text]) {
 		return true, statement
 	}
 	if w == "of" && i+1 < len(ts) && determiners[stemWord(ts[i+1].text)] { // "et d'un PRD": "and of a PRD"
@@ -220,6 +220,10 @@ func opensAsk(ts []token, afterComma bool) (ok, statement bool) {
 	// ", and due diligence on Datadog": a bare deliverable after ", and"
 	return afterComma && sawAnd && leadingDeliverable(ts[i:], false) && !describesState(ts[i:]), statement
 }
+
+// whObjects open an indirect question as a verb's object ("and rate how
+// urgent this email is").
+var whObjects = set(`how whether which`)
 
 // subjects make a coordinated clause a statement ("and we want to …").
 var subjects = set(`i we they he she`)
@@ -304,7 +308,7 @@ var genericWords = stemSet(`thing things stuff something anything everything wha
 	improvement improvements better good great best nice quick quickly detail details info information material materials content
 	look into back feedback thoughts opinion meeting meetings board team teams company business boss manager management leadership
 	today tomorrow tonight week weeks month months year soon asap later next last monday tuesday wednesday thursday friday weekend
-	morning afternoon deadline urgent urgently some few couple bit lot lots way ways kind sort etc area areas side part parts stuff,
+	morning afternoon eod cob time deadline urgent urgently some few couple bit lot lots way ways kind sort etc area areas side part parts stuff,
 	numbers figures situation matter matters topic topics point points option options thing, again further more less whole overall
 	general generally basic simple usual regular current new old other different various several many much all any each every
 	think know sure possible maybe perhaps probably really actually somehow properly done finished ready deliver deliverable

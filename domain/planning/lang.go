@@ -334,7 +334,7 @@ func toEnglish(description string) ([]token, string) {
 	lang := detectLanguage(words)
 	lx := lexicons[lang]
 	if lang == "en" || lx == nil {
-		return raw, lang
+		return phrasal(raw), lang
 	}
 	var out []token
 	for i := 0; i < len(raw); {

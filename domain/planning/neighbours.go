@@ -41,7 +41,7 @@ func verbKind(verb, tt string, ts []token) string {
 	}
 	outOf := false
 	for i := 0; i+1 < len(ts); i++ {
-		if ts[i].text == "out" && ts[i+1].text == "of" || i == 0 && ts[0].text == "from" {
+		if ts[i].text == "out" && ts[i+1].text == "of" && !(i+2 < len(ts) && isDigits(ts[i+2].text)) || i == 0 && ts[0].text == "from" {
 			outOf = true
 		}
 	}
@@ -118,6 +118,22 @@ func siblings(a, b string) bool { return families[a] != 0 && families[a] == fami
 // and mark each pass/fail" is one job.
 var actions = map[string]int{"grade": 1, "mark": 1, "score": 1, "rate": 1, "rank": 1, "tag": 2, "label": 2, "classify": 2,
 	"categorize": 2, "categorise": 2, "extract": 3, "pull": 3, "grab": 3}
+
+// atomicVerbs name an atomic operation on their own: announced by "then"
+// or "also", one object word is enough ("then cluster the articles by
+// topic").
+var atomicVerbs = set(`cluster group tag label classify categorize categorise extract pull grab score rate rank rerank grade parse translate`)
+
+// refersBack reports an object that is a pronoun ("rate them by
+// severity"): the clause works on what an ask before it made.
+func refersBack(ts []token) bool {
+	for _, t := range ts {
+		if t.text == "it" || t.text == "them" || t.text == "those" || t.text == "these" {
+			return true
+		}
+	}
+	return false
+}
 
 func sameAction(a, b string) bool { return actions[a] != 0 && actions[a] == actions[b] }
 

@@ -31,10 +31,15 @@ func (cl *Classifier) vague(asks []clause, asked, empty bool, all []token, confi
 		focus = withVerb
 	}
 	objects, specific, placeholder, makes, pronoun := 0, false, false, false, false
+	unnamed := false // "something on AI": a topic, and no thing named
 	for _, a := range focus {
-		objects += contentWords(a.toks)
-		for _, t := range a.toks {
+		toks := mainPart(a.toks)
+		objects += contentWords(toks)
+		for i, t := range toks {
 			w := t.text
+			if (w == "something" || w == "anything") && i+1 < len(toks) && topicWords[toks[i+1].text] {
+				unnamed = true
+			}
 			switch {
 			case placeholders[stemWord(w)]:
 				placeholder = true
@@ -48,7 +53,7 @@ func (cl *Classifier) vague(asks []clause, asked, empty bool, all []token, confi
 		}
 	}
 	switch {
-	case objects == 0 && placeholder:
+	case objects == 0 && placeholder, unnamed && !specific:
 		return true
 	case objects == 0:
 		// "write it up" after the facts refers back to them
@@ -60,6 +65,22 @@ func (cl *Classifier) vague(asks []clause, asked, empty bool, all []token, confi
 	}
 	return contentWords(all) <= 1 && confidence < 0.5
 }
+
+// mainPart is an ask without its trailing subordinate clause ("check this
+// for me before I send it"): what follows a subordinator is circumstance,
+// not the object asked about.
+func mainPart(ts []token) []token {
+	for i, t := range ts {
+		if i > 1 && subordinators[t.text] {
+			return ts[:i]
+		}
+	}
+	return ts
+}
+
+var topicWords = set(`on about for regarding around re`)
+
+var subordinators = set(`before after once until when while because since`)
 
 // noAskFloor is the lexical confidence a description with no ask at all
 // (no request verb, no "need", no deliverable, no question with an object)
@@ -125,7 +146,8 @@ var emptyPhrases = []string{"what do you think", "not sure what to do", "don't k
 	"help me out", "help us out", "get it done", "getting on top", "whatever it takes", "do a first pass", "take care of it",
 	"handle it", "sort it out", "deal with it", "as discussed", "per my last", "see attached", "let me know if you can help",
 	"fill in", "just fyi", "fyi", "for context", "not sure what to ask", "as agreed", "we talked about", "what we discussed",
-	"please proceed", "go ahead", "for background"}
+	"please proceed", "go ahead", "for background", "any progress", "any update", "any updates", "following up", "any help",
+	"appreciate any help", "appreciate your help"}
 
 // knownWords counts the object words of clauses that the catalogue knows
 // (names and other unknown words do not count).
@@ -154,4 +176,4 @@ var (
 )
 
 // placeholders stand for an object never named ("the customer thing").
-var placeholders = stemSet(`thing things stuff something anything everything whatever side part bit piece area matter situation usual same`)
+var placeholders = stemSet(`thing things stuff something anything everything whatever side part bit piece area matter situation usual same mess`)
