@@ -78,7 +78,7 @@ func mainPart(ts []token) []token {
 	return ts
 }
 
-var topicWords = set(`on about for regarding around re`)
+var topicWords = set(`on about regarding re`)
 
 var subordinators = set(`before after once until when while because since`)
 
