@@ -29,6 +29,12 @@ REDOCLY_VERSION := 2.77.0
 REDOCLY         := bin/redocly/node_modules/.bin/redocly
 export REDOCLY_BIN := $(CURDIR)/$(REDOCLY)
 
+# The official MCP TypeScript SDK, pinned: its client drives the tool
+# servers in the black-box tests (test/blackbox/mcp_client_test.go);
+# installed into bin/mcpclient when npm exists, else those tests skip.
+MCP_SDK_VERSION := 1.32.2
+export MCP_CLIENT_DIR := $(CURDIR)/bin/mcpclient
+
 .PHONY: build run test vet lint tools bench clean
 
 build:
@@ -54,6 +60,9 @@ tools:
 	elif ! test -f bin/.redocly-$(REDOCLY_VERSION) || ! test -x $(REDOCLY); then \
 		echo "installing @redocly/cli v$(REDOCLY_VERSION) into bin/redocly"; \
 		npm install --prefix bin/redocly --no-audit --no-fund --loglevel=error @redocly/cli@$(REDOCLY_VERSION) && touch bin/.redocly-$(REDOCLY_VERSION); fi
+	@if command -v npm >/dev/null && ! test -f bin/.mcp-sdk-$(MCP_SDK_VERSION); then \
+		echo "installing @modelcontextprotocol/sdk v$(MCP_SDK_VERSION) into bin/mcpclient"; \
+		npm install --prefix bin/mcpclient --no-audit --no-fund --loglevel=error @modelcontextprotocol/sdk@$(MCP_SDK_VERSION) && touch bin/.mcp-sdk-$(MCP_SDK_VERSION); fi
 
 # The architecture's import rules (depguard), unused code and staticcheck.
 lint: tools

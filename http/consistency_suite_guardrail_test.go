@@ -1,16 +1,63 @@
 package httpapi_test
 
-import "testing"
+import (
+	"testing"
+
+	"svc/domain/apikey"
+)
 
 // guardrailWalks walk the guardrail write routes: each call, then what must read
 // it back at once.
 func guardrailWalks(t *testing.T, f *fixture) map[string]func(t *testing.T) {
 	t.Helper()
-	return nil
+	key, _ := keyWithRole(t, apikey.Owner)
+	return map[string]func(t *testing.T){
+		"POST guardrail.create_policy": func(t *testing.T) {
+			waitKey(t, f, key)
+			code, body := grCall(t, f, "POST", "/api/guardrail/policies", key,
+				`{"name":"walk","rules":[{"operator":"eq","field":"type","value":"walked"}]}`)
+			if code != 201 {
+				t.Fatalf("create: %d %v", code, body)
+			}
+			id := body["policy"].(map[string]any)["id"]
+			_, body = grCall(t, f, "GET", "/api/guardrail/policies", key, "")
+			ps, _ := body["policies"].([]any)
+			if len(ps) == 0 || ps[0].(map[string]any)["id"] != id {
+				t.Fatalf("the new policy is not listed: %v", body)
+			}
+		},
+		"POST guardrail.check": func(t *testing.T) {
+			waitKey(t, f, key)
+			code, body := grCall(t, f, "POST", "/api/guardrail/check", key, `{"agent_id":"walker","proposed_action":{"type":"walk"}}`)
+			if code != 200 {
+				t.Fatalf("check: %d %v", code, body)
+			}
+			audit := body["audit_id"]
+			_, body = grCall(t, f, "GET", "/api/guardrail/decisions?agent_id=walker", key, "")
+			ds, _ := body["decisions"].([]any)
+			if len(ds) == 0 || ds[0].(map[string]any)["audit_id"] != audit {
+				t.Fatalf("the decision is not listed: %v", body)
+			}
+		},
+		"POST guardrail.dry_run": func(t *testing.T) {
+			waitKey(t, f, key)
+			if code, body := grCall(t, f, "POST", "/api/guardrail/check", key, `{"agent_id":"dry","proposed_action":{"type":"dry"}}`); code != 200 {
+				t.Fatalf("check: %d %v", code, body)
+			}
+			code, body := grCall(t, f, "POST", "/api/guardrail/policies/dry-run", key,
+				`{"policy":{"rules":[{"operator":"eq","field":"type","value":"dry"}]}}`)
+			if code != 200 || body["would_deny"].(float64) < 1 {
+				t.Fatalf("the dry run misses the check just made: %d %v", code, body)
+			}
+		},
+	}
 }
 
 // guardrailReads are the guardrail GET routes' paths, for null lists.
 func guardrailReads(t *testing.T, f *fixture, key string) map[string]string {
 	t.Helper()
-	return nil
+	return map[string]string{
+		"GET guardrail.list_policies":  "/api/guardrail/policies",
+		"GET guardrail.list_decisions": "/api/guardrail/decisions",
+	}
 }

@@ -50,6 +50,8 @@ var nullable = map[string]bool{
 	"soft_deleted_at": true, "hard_deleted_at": true,
 	// a webhook's secret rotated without overlap
 	"previous_secret_expires_at": true,
+	// spec C, GuardRail: a decision no policy made, or one that failed open
+	"policy_id": true, "policy_name": true, "audit_id": true,
 }
 
 func noNullLists(t *testing.T, where, path string, v any) {

@@ -111,6 +111,8 @@ var routeDocs = map[string]routeDoc{
 	"rigor.webhooks.deliveries": {authKey + " (viewer)", "A workflow's webhook deliveries."},
 	"rigor.usage_summary":       {authKey + " (viewer)", "Credit usage by period, surface, key and workspace."},
 	"rigor.costs":               {authKey + " (viewer)", "Costs grouped by period, task type, workspace or key."},
+	"mcp.manifest":              {authNone, "The suite's tool manifest (spec C): protocol, version, server and its tools with input schemas and hints."},
+	"mcp.call":                  {authKey, "The suite's JSON-RPC 2.0 tool server (MCP, streamable HTTP, stateless): initialize, ping, tools/list, tools/call."},
 }
 
 // endpointsOf lists r's routes with their documentation, by path then

@@ -26,6 +26,9 @@ func apiOps() map[string]apiOp {
 		}
 		out[name] = op
 	}
+	for name, op := range mcpOps {
+		out[name] = op
+	}
 	// the suite's operations document themselves (suiteOp.doc); their
 	// docs do not touch the server
 	for _, o := range (&Server{}).suiteOps() {
@@ -47,7 +50,7 @@ var tagGroups = []struct {
 	{"Workflow API (spec A)", []string{tagPlanning, tagExecution, tagWorkflows, tagUsage}},
 	{"Platform (spec B)", []string{tagKeys, tagSessions, tagUser, tagBilling, tagNotifications, tagWorkspaces, tagMembers,
 		tagWorkspaceKeys, tagFolders, tagSettings, tagHooks, tagConnections, tagDataDeletion}},
-	{"Agent suite (spec C)", []string{tagDedupQ, tagBurnRate, tagQualityGate, tagGuardRail, tagPitfallDB}},
+	{"Agent suite (spec C)", []string{tagDedupQ, tagBurnRate, tagQualityGate, tagGuardRail, tagPitfallDB, tagTools}},
 	{"Service", []string{tagService, tagReference}},
 }
 
@@ -182,6 +185,7 @@ var tagDescriptions = map[string]string{
 	tagQualityGate: "Validation of agent output: directives, JSON Schema, code syntax, LLM checks (spec C).",
 	tagGuardRail:   "Policies of deterministic rules that allow or deny agents' proposed actions (spec C).",
 	tagPitfallDB:   "Verified failure patterns by task type; anonymized failure reports (spec C).",
+	tagTools:       "The suite's tools over MCP: the manifest and the JSON-RPC 2.0 tool server (spec C).",
 	tagService:     "Health of the service.", tagReference: "This reference.", tagDataDeletion: "Irreversible erasure of all of an organization's data (the owner's).",
 }
 
@@ -205,7 +209,7 @@ func tagGroupsOf() []any {
 
 // operation is the operation object of route name (path template tpl).
 func (b *docBuilder) operation(name, tpl string, op apiOp) map[string]any {
-	b.suite = op.guard == guardSuite
+	b.suite = op.guard == guardSuite || op.guard == guardMCP || op.suiteEnvelope
 	id := operationID(name)
 	desc := op.authText()
 	if op.note != "" {

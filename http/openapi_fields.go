@@ -98,6 +98,12 @@ var componentNames = map[reflect.Type]string{
 // fieldNotes are keyed by the Go type declaring the field and its JSON
 // name.
 var fieldNotes = map[string]fieldNote{
+	// the suite's tool server (JSON-RPC 2.0)
+	"httpapi.jsonrpcResponse.id": {schema: jsonSchema{"type": []string{"string", "integer", "null"}},
+		desc: "The request's id; null when the request could not be read."},
+	"httpapi.jsonrpcRequest.id": {schema: jsonSchema{"type": []string{"string", "integer"}},
+		desc: "Absent for a notification."},
+	"httpapi.jsonrpcResponse.result": {schema: jsonSchema{"type": "object"}, desc: "The method's result (a tools/call result: content, structuredContent, isError)."},
 	// errors and metering
 	"httpapi.errorEnvelope.request_id":             {patch: requestIDSchema, desc: "Quote it to support; equals the X-Request-Id header."},
 	"httpapi.errorEnvelope.code":                   {desc: "A stable machine-readable code; each route lists the codes it answers."},

@@ -44,6 +44,10 @@ const (
 	guardKeyOptional
 	// guardSignature: the payment processor's Stripe-Signature.
 	guardSignature
+	// guardMCP: x-api-key on the suite's tool server: 401
+	// missing_api_key or invalid_api_key and 413 payload_too_large in the
+	// suite's envelope (everything else is a JSON-RPC answer).
+	guardMCP
 	// guardSuite: x-api-key on a suite route (spec C), every refusal in
 	// the suite's envelope: 401 missing_api_key or invalid_api_key, 403
 	// insufficient_permissions below a floor above viewer, 429
@@ -75,6 +79,9 @@ type apiOp struct {
 	errs      []codes
 	// internal routes (loopback only) are left out of the document.
 	internal bool
+	// suiteEnvelope: the route answers refusals in the suite's envelope
+	// (guardSuite and guardMCP routes do anyway).
+	suiteEnvelope bool
 }
 
 // param is a query parameter or a header.
@@ -130,6 +137,20 @@ func (op apiOp) refusals() map[int][]string {
 	out := map[int][]string{}
 	add := func(status int, cs ...string) { out[status] = append(out[status], cs...) }
 	add(http.StatusInternalServerError, "internal_error")
+	if op.guard == guardMCP {
+		add(http.StatusUnauthorized, "missing_api_key", "invalid_api_key")
+		add(http.StatusRequestEntityTooLarge, "payload_too_large")
+		for _, c := range op.errs {
+			add(c.status, c.codes...)
+		}
+		return out
+	}
+	if op.suiteEnvelope {
+		for _, c := range op.errs {
+			add(c.status, c.codes...)
+		}
+		return out
+	}
 	if op.guard == guardSuite {
 		add(http.StatusBadRequest, "invalid_request")
 		add(http.StatusUnauthorized, "missing_api_key", "invalid_api_key")
@@ -209,7 +230,7 @@ func (op apiOp) security() []any {
 	key := map[string][]string{"ApiKeyAuth": {}}
 	session := map[string][]string{"SessionCookie": {}}
 	switch op.guard {
-	case guardKey, guardKeyLimited, guardKeyCheck, guardKeyOnly, guardSuite:
+	case guardKey, guardKeyLimited, guardKeyCheck, guardKeyOnly, guardSuite, guardMCP:
 		return []any{key}
 	case guardPlatform, guardWorkspace:
 		return []any{key, session}
@@ -229,7 +250,7 @@ func (op apiOp) authText() string {
 	switch op.guard {
 	case guardNone:
 		return "No credentials."
-	case guardKey, guardKeyLimited, guardKeyCheck, guardKeyOnly, guardSuite:
+	case guardKey, guardKeyLimited, guardKeyCheck, guardKeyOnly, guardSuite, guardMCP:
 		who = "An API key (x-api-key)"
 	case guardPlatform, guardWorkspace:
 		who = "An API key (x-api-key) or the session cookie"

@@ -96,6 +96,7 @@ type Server struct {
 	secrets  Opener
 	keyUsage KeyToucher
 	suite    *suite.Suite
+	mcp      *suiteMCP // the suite's tool server (mcp_suite.go)
 	keys     *keyCache
 	metrics  *metrics
 	router   *mux.Router
@@ -198,8 +199,12 @@ func (s *Server) routes() {
 	s.autoReloadRoutes(r)
 	s.notificationRoutes(r)
 	s.dataDeletionRoutes(r)
-	// The agent-infrastructure suite (spec C), in its own envelope.
+	// The agent-infrastructure suite (spec C), in its own envelope, and
+	// its tool server.
 	s.suiteRoutes(r)
+	s.mcp = s.newSuiteMCP()
+	r.Handle("/api/mcp", s.handle(s.mcpManifest)).Methods(http.MethodGet).Name("mcp.manifest")
+	r.Handle("/api/mcp", s.handle(s.mcpCall)).Methods(http.MethodPost).Name("mcp.call")
 
 	// Workflow routes (spec A): the per-org rate limit applies to those it
 	// lists; templates and task types are not limited.

@@ -30,6 +30,7 @@ const (
 	tagQualityGate = "QualityGate"
 	tagGuardRail   = "GuardRail"
 	tagPitfallDB   = "PitfallDB"
+	tagTools       = "Tool server"
 )
 
 // suitePrefixes are the path prefixes of the suite's products: whatever
@@ -39,6 +40,9 @@ var suitePrefixes = []string{"/api/dedupq/", "/api/burnrate/", "/api/qualitygate
 
 // isSuitePath reports whether path is under a suite product's prefix.
 func isSuitePath(path string) bool {
+	if path == "/api/mcp" {
+		return true
+	}
 	for _, p := range suitePrefixes {
 		if strings.HasPrefix(path, p) {
 			return true

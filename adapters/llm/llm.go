@@ -1,8 +1,9 @@
 // Package llm is the port workflow execution uses to call a language model:
 // one [Request] describes a call structurally (a plan step, the synthesis of
 // the deliverable, the independent review, the rewrite of a task
-// description, or the classification of one among the catalogue's task
-// types) and a [Provider] answers it with a validated [Response].
+// description, the classification of one among the catalogue's task
+// types, or the judgement of an agent's output on one criterion, for
+// QualityGate) and a [Provider] answers it with a validated [Response].
 //
 // The port holds only what callers and providers share: the types, the
 // Kind and Strategy constants, the errors, and the parsing and validation
@@ -54,6 +55,11 @@ const (
 	KindReview    = "review"    // the independent quality review
 	KindEnhance   = "enhance"   // rewrite a task description (enhance llm tier)
 	KindClassify  = "classify"  // name a description's catalogue task type (planning's llm tier)
+	// KindCheck judges an agent's output (Context) on one criterion
+	// (Criterion: QualityGate's tone, factual_claims,
+	// internal_consistency); it is answered in the review's shape
+	// (ParseReview: score, summary, path_to_100 as the findings).
+	KindCheck = "check"
 )
 
 // Strategies of a call: how much input it is given and how much it writes.
@@ -129,7 +135,17 @@ type Request struct {
 	// a provider that does not serve it refuses the call with
 	// ErrModelNotServed instead of using another. "": Tier's model.
 	Model string
+	// Criterion is what a KindCheck call judges the output in Context on
+	// (CheckTone, CheckFactualClaims, CheckInternalConsistency).
+	Criterion string
 }
+
+// Criteria of a KindCheck call.
+const (
+	CheckTone                = "tone"
+	CheckFactualClaims       = "factual_claims"
+	CheckInternalConsistency = "internal_consistency"
+)
 
 // Usage is the token count of a call.
 type Usage struct{ PromptTokens, CompletionTokens int }
@@ -178,7 +194,7 @@ var (
 // JSONKind reports whether answers of kind are JSON objects (every kind but
 // KindEnhance).
 func JSONKind(kind string) bool {
-	return kind == KindStep || kind == KindSynthesis || kind == KindReview || kind == KindClassify
+	return kind == KindStep || kind == KindSynthesis || kind == KindReview || kind == KindClassify || kind == KindCheck
 }
 
 // ValidKind reports whether kind is one of the Kind constants.

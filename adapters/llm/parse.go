@@ -103,7 +103,7 @@ func validate(kind, text string) (string, error) {
 		_, err = ParseStep(text)
 	case KindSynthesis:
 		_, err = ParseDeliverable(text)
-	case KindReview:
+	case KindReview, KindCheck:
 		_, err = ParseReview(text)
 	case KindEnhance:
 		return ParseEnhance(text)

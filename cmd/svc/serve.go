@@ -14,6 +14,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"svc/adapters/cache"
 	"svc/adapters/credentials"
 	"svc/adapters/llm/providers"
 	"svc/adapters/mail"
@@ -135,8 +136,17 @@ func runServe(ctx context.Context, args []string) error {
 	})
 	// The suite (spec C) shares the repositories; its semantic tiers use
 	// the provider's embeddings when configured, the local embedder else.
-	products := suite.New(repos, suite.Ports{Embedder: suiteEmbedder, LLM: provider, Queries: queries,
-		Consistency: queries, Log: log})
+	suitePorts := suite.Ports{Embedder: suiteEmbedder, LLM: provider, Queries: queries, Consistency: queries, Log: log}
+	// DedupQ's cache tier: Redis when REDIS_URL is set (only a cache)
+	sharedCache, closeCache, err := cache.Open(cfg.RedisURL)
+	if err != nil {
+		return usageErr("REDIS_URL: %v", err)
+	}
+	defer closeCache() //nolint:errcheck
+	if sharedCache != nil {
+		suitePorts.Cache = sharedCache
+	}
+	products := suite.New(repos, suitePorts)
 	keyUsage := credentials.NewKeyUsage(store.Pool(), log)
 	api := httpapi.New(httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies, Version: version,
 		SSEHeartbeat: cfg.SSEHeartbeat, SSETimeout: cfg.SSETimeout},

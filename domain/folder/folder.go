@@ -6,13 +6,12 @@
 package folder
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
 
+	"svc/domain/uniquename"
 	"svc/eventstore/event"
 )
 
@@ -46,10 +45,7 @@ func Stream(id string) string { return "folder-" + id }
 // NameKey is the reservation key of name in workspace wsID: the workspace
 // and a hash of the normalized name (Normalize), so that any name fits a
 // stream id.
-func NameKey(wsID, name string) string {
-	sum := sha256.Sum256([]byte(Normalize(name)))
-	return wsID + "-" + hex.EncodeToString(sum[:16])
-}
+func NameKey(wsID, name string) string { return uniquename.Key(wsID, name) }
 
 // NameStream is the reservation stream of key (NameKey).
 func NameStream(key string) string { return "folder-name-" + key }
@@ -59,9 +55,7 @@ func AssignmentStream(workflowID string) string { return "folder-workflow-" + wo
 
 // Normalize is the form of a name that must be unique in a workspace:
 // trimmed, inner runs of white space made one space, lowercased.
-func Normalize(name string) string {
-	return strings.ToLower(strings.Join(strings.Fields(name), " "))
-}
+func Normalize(name string) string { return uniquename.Normalize(name) }
 
 // ValidName trims name and checks it: 1 to MaxName characters.
 func ValidName(name string) (string, error) {

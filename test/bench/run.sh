@@ -23,7 +23,11 @@
 #      (BenchmarkWorkflowList): p50 and p99 of a page per filter;
 #   7. a credit charge with a cold ledger cache (BenchmarkCharge) on a ledger
 #      of 10 events and one of CHARGE_EVENTS (1,000,000): the ledger
-#      snapshots keep them equal (ratio near 1).
+#      snapshots keep them equal (ratio near 1);
+#   8. QualityGate's pattern checks on a 100 KB output
+#      (BenchmarkPatternChecks100KB): p50 against its 10 ms target;
+#   9. DedupQ's exact check p50 and semantic check p99 over DEDUPQ_RESULTS
+#      (100,000) results of one organization (TestSuiteDedupQBench).
 #
 # Usage: make bench   (or: bash test/bench/run.sh after go build -o bin/svc ./cmd/svc)
 # Environment: PGHOST, PGPORT, PGUSER (default 127.0.0.1, 5432, postgres);
@@ -34,8 +38,8 @@
 #   CHARGE_EVENTS (1000000),
 #   PUSH_IDLE (30 s), PUSH_RATE (1000/s), PUSH_SECONDS (10),
 #   WEBHOOK_EVENTS (2000), WEBHOOK_CONCURRENCY (16),
-#   HOOK_RATE (1000/s), HOOK_SECONDS (10),
-#   BENCH_SKIP (space-separated: append batch rebuild http exec push webhook hooks list charge).
+#   HOOK_RATE (1000/s), HOOK_SECONDS (10), DEDUPQ_RESULTS (100000),
+#   BENCH_SKIP (space-separated: append batch rebuild http exec push webhook hooks list charge qualitygate dedupq).
 # Raw outputs go to test/bench/results/<UTC time>/ (gitignored), the summary
 # to summary.md there. Only loopback; every database it creates is dropped and
 # every process it starts is stopped on exit. Targets are reported, never
@@ -598,6 +602,39 @@ if ! skip charge; then
 		"$(awk -v r="$r" 'BEGIN { print (r <= 1.25) ? "PASS" : "FAIL" }')"
 	result "  same, worst case: a full snapshot interval to fold (µs)" "$(us "$worst")" "10-event ledger: $(us "$small") µs" "$(ratio "$worst" "$small")" "(info)" "-"
 	result "  same, without snapshots (µs)" "$(us "$none")" "10-event ledger: $(us "$small") µs" "$(ratio "$none" "$small")" "(info)" "-"
+fi
+
+# ---------------------------------------------------------- 8. qualitygate
+# QualityGate's pattern checks (ten directives of every type) on a 100 KB
+# output, in process (BenchmarkPatternChecks100KB): p50 against 10 ms.
+if ! skip qualitygate; then
+	log "qualitygate pattern checks on a 100 KB output (BenchmarkPatternChecks100KB)"
+	go test -c -o "$WORK/qualitygate.test" ./domain/qualitygate
+	runtest "$WORK/qualitygate.test" "$OUT/go-qualitygate.txt" -test.run '^$' \
+		-test.bench '^Benchmark(PatternChecks|Syntax)100KB' -test.benchtime "${SECS}s"
+	grep -E '^Benchmark' "$OUT/go-qualitygate.txt" >&2
+	p50=$(benchmetric "$OUT/go-qualitygate.txt" '^BenchmarkPatternChecks100KB(-[0-9]+)?$' p50-ms)
+	result "qualitygate pattern checks, 100 KB output, p50 (ms)" "$p50" "-" "-" "p50 < 10 ms" \
+		"$(awk -v p="$p50" 'BEGIN { print (p < 10) ? "PASS" : "FAIL" }')"
+fi
+
+# ---------------------------------------------------------------- 9. dedupq
+# DedupQ checks through the whole HTTP stack of one test server, one request
+# at a time, beside GET /api/health in the same run (TestSuiteDedupQBench):
+# an exact check (db_exact: no Redis) and a semantic check over
+# DEDUPQ_RESULTS (100,000) results of one organization.
+if ! skip dedupq; then
+	log "dedupq exact and semantic checks over ${DEDUPQ_RESULTS:-100000} results (TestSuiteDedupQBench)"
+	SVC_BENCH_DEDUPQ=1 SVC_BENCH_DEDUPQ_RESULTS=${DEDUPQ_RESULTS:-100000} \
+		go test ./http -run '^TestSuiteDedupQBench$' -count=1 -v -timeout 60m >"$OUT/go-dedupq.txt" 2>&1
+	m() { awk -v k="$1" -v f="$2" '$1 == "metric" && $2 == k { print $f }' "$OUT/go-dedupq.txt"; }
+	hp50=$(m health 3) ep50=$(m exact 3) sp99=$(m semantic 4)
+	result "dedupq exact check p50 (ms)" "$ep50" "GET /api/health p50: $hp50 ms" "$(ratio "$ep50" "$hp50")" "p50 < 3 ms" \
+		"$(awk -v p="$ep50" 'BEGIN { print (p < 3) ? "PASS" : "FAIL" }')"
+	result "  a bare charge and its read-your-writes wait, p50 (ms)" "$(m charge 3)" "GET /api/health p50: $hp50 ms" \
+		"$(ratio "$(m charge 3)" "$hp50")" "(info)" "-"
+	result "dedupq semantic check over ${DEDUPQ_RESULTS:-100000} results p99 (ms)" "$sp99" "GET /api/health p99: $(m health 4) ms" \
+		"$(ratio "$sp99" "$(m health 4)")" "p99 < 30 ms" "$(awk -v p="$sp99" 'BEGIN { print (p < 30) ? "PASS" : "FAIL" }')"
 fi
 
 # ---------------------------------------------------------------- summary

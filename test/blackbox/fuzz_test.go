@@ -38,6 +38,10 @@ type postRoute struct {
 	// signed: the route takes neither, but a body signed in
 	// Stripe-Signature with the servers' webhook secret (stripemock_test.go)
 	signed bool
+	// jsonrpc: the body is a JSON-RPC message, refused in JSON-RPC's
+	// terms (an error object with HTTP 200), not with invalid_field; the
+	// fuzz only requires that it never fails (no 5xx)
+	jsonrpc bool
 }
 
 // preferenceFields are the fields of plan's and execute's preferences.
@@ -70,6 +74,9 @@ func union(ms ...map[string]string) map[string]string {
 // postRoutes lists every POST route of http/server.go's routes.
 // TestPostRouteList fails when the source registers one this list lacks.
 var postRoutes = []postRoute{
+	{path: "/api/mcp", jsonrpc: true,
+		base:   map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{"name": "svc", "arguments": map[string]any{"action": "dedupq.stats"}}},
+		fields: map[string]string{"jsonrpc": "string", "id": "number", "method": "string", "params": "object", "params.name": "string", "params.arguments": "object", "params.arguments.action": "string"}},
 	{path: "/api/keys",
 		base:   map[string]any{"email": "fuzz@example.com", "name": "Fuzz"},
 		fields: map[string]string{"email": "string", "name": "string"}},
@@ -148,6 +155,73 @@ var postRoutes = []postRoute{
 	{path: "/api/workspaces/{id}/webhooks/{webhook_id}/rotate-secret",
 		base:   map[string]any{"overlap_hours": 24},
 		fields: map[string]string{"overlap_hours": "number"}},
+	// DedupQ (spec C)
+	{path: "/api/dedupq/check",
+		base:   map[string]any{"content": "Summarize the fuzz report", "task_id": "fuzz-1", "hash_only": false, "similarity_threshold": 0.9},
+		fields: map[string]string{"content": "string", "task_id": "string", "hash_only": "bool", "similarity_threshold": "number"}},
+	{path: "/api/dedupq/complete",
+		base: map[string]any{"task_id": "fuzz-1", "content": "Summarize the fuzz report", "result": map[string]any{"ok": true},
+			"result_type": "json", "result_summary": "ok", "actual_cost": 0.1, "ttl_seconds": 60, "tags": []any{"fuzz"}, "hash_only": false},
+		fields: map[string]string{"task_id": "string", "content": "string", "result": "object", "result_type": "string",
+			"result_summary": "string", "actual_cost": "number", "ttl_seconds": "number", "tags": "array", "tags[0]": "string", "hash_only": "bool"}},
+	// PitfallDB (spec C)
+	{path: "/api/pitfalldb/query",
+		base: map[string]any{"task_type": "web_scraping", "task_description": "scrape prices",
+			"filters": map[string]any{"language": "python", "framework": "scrapy", "provider": "openai"}},
+		fields: map[string]string{"task_type": "string", "task_description": "string", "filters": "object",
+			"filters.language": "string", "filters.framework": "string", "filters.provider": "string"}},
+	{path: "/api/pitfalldb/report",
+		base: map[string]any{"task_type": "fuzz_testing", "task_description": "fuzz the report route", "failure": map[string]any{
+			"error_type": "FuzzError", "error_message": "fuzzed", "root_cause": "fuzz", "fix_applied": "none", "fix_worked": false,
+			"language": "go", "framework": "none", "provider": "none"}},
+		fields: map[string]string{"task_type": "string", "task_description": "string", "failure": "object",
+			"failure.error_type": "string", "failure.error_message": "string", "failure.root_cause": "string",
+			"failure.fix_applied": "string", "failure.fix_worked": "bool", "failure.language": "string",
+			"failure.framework": "string", "failure.provider": "string"}},
+	// BurnRate (spec C): a step's label is a string or a number, so it
+	// is not fuzzed by kind
+	{path: "/api/burnrate/estimate",
+		base: map[string]any{"budget_limit": 1, "plan": []any{map[string]any{"step": 1, "action": "summarize", "provider": "openai",
+			"model": "gpt-4o", "estimated_input_tokens": 1000, "estimated_output_tokens": 200, "cache_read_tokens": 0,
+			"search_calls": 1, "prompt_length": "short", "prompt_text_sample": "Summarize this."}}},
+		fields: union(burnratePlanFields, map[string]string{"budget_limit": "number"})},
+	{path: "/api/burnrate/track",
+		base: map[string]any{"provider": "openai", "model": "gpt-4o", "actual_cost": 0.01, "task_id": "fuzz-1",
+			"input_tokens": 1000, "output_tokens": 100, "cache_read_tokens": 0},
+		fields: map[string]string{"provider": "string", "model": "string", "actual_cost": "number", "task_id": "string",
+			"input_tokens": "number", "output_tokens": "number", "cache_read_tokens": "number"}},
+	{path: "/api/burnrate/optimize",
+		base: map[string]any{"max_suggestions": 3, "target_budget": 0.5, "plan": []any{map[string]any{"step": "draft",
+			"provider": "anthropic", "model": "claude-opus-4-1", "estimated_input_tokens": 5000, "estimated_output_tokens": 2000}}},
+		fields: union(burnratePlanFields, map[string]string{"max_suggestions": "number", "target_budget": "number"})},
+	// QualityGate (spec C)
+	{path: "/api/qualitygate/validate",
+		base: map[string]any{"output": "{\"name\": \"fuzz\"}", "directives": []any{"must include fuzz", map[string]any{"type": "max_length", "value": "100 words", "name": "short"}},
+			"check_types": []any{"directive_compliance"}, "schema": map[string]any{"type": "object"}, "language": "json",
+			"override": false, "override_reason": "fuzz"},
+		fields: map[string]string{"output": "string", "directives": "array", "directives[0]": "string", "directives[1]": "object",
+			"directives[1].type": "string", "directives[1].value": "string", "directives[1].name": "string",
+			"check_types": "array", "check_types[0]": "string", "schema": "object", "language": "string",
+			"override": "bool", "override_reason": "string"}},
+	// GuardRail (spec C): a policy's name is taken after its first
+	// creation (409), which the fuzz answers as well
+	{path: "/api/guardrail/check",
+		base: map[string]any{"agent_id": "fuzz", "proposed_action": map[string]any{"type": "purchase", "cost_estimate": 5,
+			"description": "fuzz", "tags": []any{"fuzz"}}},
+		fields: map[string]string{"agent_id": "string", "proposed_action": "object", "proposed_action.type": "string",
+			"proposed_action.cost_estimate": "number", "proposed_action.description": "string",
+			"proposed_action.tags": "array", "proposed_action.tags[0]": "string"}},
+	{path: "/api/guardrail/policies",
+		base: map[string]any{"name": "fuzz", "description": "fuzz", "priority": 1, "effect": "deny", "action_types": []any{"purchase"},
+			"rules": []any{map[string]any{"operator": "gt", "field": "cost_estimate", "value": 100},
+				map[string]any{"operator": "or", "rules": []any{map[string]any{"operator": "contains", "field": "tags", "value": "x"}}}},
+			"tests": []any{map[string]any{"name": "cheap", "proposed_action": map[string]any{"type": "purchase"}, "expect": "allow"}}},
+		fields: guardrailPolicyFields},
+	{path: "/api/guardrail/policies/dry-run",
+		base: map[string]any{"days": 7, "policy": map[string]any{"name": "fuzz", "rules": []any{
+			map[string]any{"operator": "eq", "field": "type", "value": "purchase"}}}},
+		fields: map[string]string{"days": "number", "policy": "object", "policy.name": "string", "policy.rules": "array",
+			"policy.rules[0]": "object", "policy.rules[0].operator": "string", "policy.rules[0].field": "string"}},
 	{path: "/api/billing/checkout",
 		base:   map[string]any{"pack": 10},
 		fields: map[string]string{"pack": "number", "custom_amount": "number"}},
@@ -320,6 +394,17 @@ func registeredPostRoutes(t *testing.T) []string {
 			// the suite's operations: suiteOp{method: http.MethodPost,
 			// path: "/api/dedupq/check", ...} (http/suite.go registers them)
 			if lit, ok := n.(*ast.CompositeLit); ok {
+				// []suiteOp{{...}, ...} elides the elements' type
+				if arr, ok := lit.Type.(*ast.ArrayType); ok {
+					if id, ok := arr.Elt.(*ast.Ident); ok && id.Name == "suiteOp" {
+						for _, el := range lit.Elts {
+							if inner, ok := el.(*ast.CompositeLit); ok && inner.Type == nil {
+								inner.Type = &ast.Ident{Name: "suiteOp"}
+							}
+						}
+					}
+					return true
+				}
 				if id, ok := lit.Type.(*ast.Ident); ok && id.Name == "suiteOp" {
 					var path string
 					post := false
@@ -466,14 +551,16 @@ func TestFuzzPostRoutes(t *testing.T) {
 				doc := cloneDoc(route.base)
 				setPath(doc, f, placeholder)
 				res := send(f+" with "+b.name, withText(t, doc, "ok "+b.raw+" text"))
-				wantInvalidField(t, res, route.path+" "+f+" with "+b.name, f)
+				if !route.jsonrpc {
+					wantInvalidField(t, res, route.path+" "+f+" with "+b.name, f)
+				}
 			}
 		}
 		for _, b := range bad[:3] {
 			doc := cloneDoc(route.base)
 			doc[placeholder] = 1
 			res := send("a key with "+b.name, withText(t, doc, "k"+b.raw))
-			if res.Status != http.StatusBadRequest || errCode(res) != "invalid_field" {
+			if !route.jsonrpc && (res.Status != http.StatusBadRequest || errCode(res) != "invalid_field") {
 				t.Errorf("POST %s, a key with %s: %d %s, want 400 invalid_field", route.path, b.name, res.Status, res.Raw)
 			}
 		}
@@ -661,6 +748,13 @@ func (s *server) fuzzPost(t *testing.T, path string, who caller, body []byte) *r
 }
 
 func errCode(res *response) string {
+	if c, ok := res.Body["error"].(string); ok {
+		// spec C's envelope names the same refusals its own way
+		if same, ok := map[string]string{"invalid_request": "invalid_field", "payload_too_large": "body_too_large"}[c]; ok {
+			return same
+		}
+		return c
+	}
 	env, _ := res.Body["error"].(map[string]any)
 	c, _ := env["code"].(string)
 	return c
@@ -669,6 +763,12 @@ func errCode(res *response) string {
 // wantInvalidField requires 400 invalid_field with details.field = field.
 func wantInvalidField(t *testing.T, res *response, what, field string) {
 	t.Helper()
+	if _, suite := res.Body["error"].(string); suite { // spec C: the message names the field
+		if msg, _ := res.Body["message"].(string); res.Status != http.StatusBadRequest || errCode(res) != "invalid_field" || !strings.Contains(msg, field) {
+			t.Errorf("%s: %d %s, want 400 invalid_request naming %q", what, res.Status, res.Raw, field)
+		}
+		return
+	}
 	env, _ := res.Body["error"].(map[string]any)
 	details, _ := env["details"].(map[string]any)
 	if res.Status != http.StatusBadRequest || errCode(res) != "invalid_field" || details["field"] != field {

@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -394,6 +395,13 @@ func checkCommon(t testing.TB, r req, res *response) {
 		if res.Body == nil {
 			t.Fatalf("%s %s: status %d with a body that is not a JSON object: %q", r.Method, r.Path, res.Status, res.Raw)
 		}
+		if code, ok := res.Body["error"].(string); ok && isSuitePath(r.Path) {
+			// spec C's envelope: {error, message, request_id, status, ...}
+			if code == "" || res.Body["message"] == "" || res.Body["request_id"] != res.RequestID || fmt.Sprint(res.Body["status"]) != strconv.Itoa(res.Status) {
+				t.Errorf("%s %s: suite error envelope %s", r.Method, r.Path, res.Raw)
+			}
+			return
+		}
 		env, ok := res.Body["error"].(map[string]any)
 		if !ok {
 			t.Fatalf("%s %s: status %d without an error envelope: %s", r.Method, r.Path, res.Status, res.Raw)
@@ -410,11 +418,31 @@ func checkCommon(t testing.TB, r req, res *response) {
 	}
 }
 
+// isSuitePath reports whether path is under a spec C product's prefix,
+// whose errors use the suite's flat envelope.
+func isSuitePath(path string) bool {
+	if path == "/api/mcp" { // the suite's tool server
+		return true
+	}
+	for _, p := range []string{"/api/dedupq/", "/api/burnrate/", "/api/qualitygate/", "/api/guardrail/", "/api/pitfalldb/"} {
+		if strings.HasPrefix(path, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // wantError requires status and error.code.
 func wantError(t testing.TB, res *response, status int, code string) {
 	t.Helper()
 	if res.Status != status {
 		t.Fatalf("status %d, want %d: %s", res.Status, status, res.Raw)
+	}
+	if got, ok := res.Body["error"].(string); ok { // the suite's envelope
+		if got != code {
+			t.Fatalf("error %q, want %q: %s", got, code, res.Raw)
+		}
+		return
 	}
 	env, _ := res.Body["error"].(map[string]any)
 	if got, _ := env["code"].(string); got != code {

@@ -24,7 +24,7 @@ func (s *Server) answer(c Call, task string) string {
 			{Heading: "Findings", Content: "Fake findings of the earlier steps."},
 			{Heading: "Next Steps", Content: "1. Fake next step."},
 		}})
-	case llm.KindReview:
+	case llm.KindReview, llm.KindCheck:
 		score := s.score()
 		path := []string{}
 		if score < 100 {

@@ -96,6 +96,12 @@ func offlineText(r llm.Request) (string, error) {
 		return marshal(rv)
 	case llm.KindEnhance:
 		return writeEnhanced(r), nil
+	case llm.KindCheck:
+		rv, err := judgeOutput(r)
+		if err != nil {
+			return "", err
+		}
+		return marshal(rv)
 	case llm.KindClassify:
 		return "", fmt.Errorf("%w: the offline writer does not classify (no llm tier offline)", llm.ErrBadRequest)
 	}

@@ -125,6 +125,8 @@ func systemPrompt(r llm.Request) string {
 		b.WriteString("\nKeep every fact the user gave, invent none, and mark what the user still has to specify. Answer with the rewritten description as plain text, no preamble.")
 	case llm.KindClassify:
 		b.WriteString(classifySystem())
+	case llm.KindCheck:
+		b.WriteString(checkSystem(r.Criterion))
 	}
 	if !textutil.EnglishLanguage(r.Language) && r.Kind != llm.KindClassify {
 		fmt.Fprintf(&b, "\nWrite all prose in the language %q; keep the JSON keys in English.", r.Language)
@@ -164,7 +166,11 @@ func userPrompt(r llm.Request) string {
 	if compressed {
 		ctxLimit = maxContextCharsCompressed
 	}
-	section("Context", textutil.Clip(r.Context, ctxLimit))
+	ctxTitle := "Context"
+	if r.Kind == llm.KindCheck {
+		ctxTitle = "Output to check"
+	}
+	section(ctxTitle, textutil.Clip(r.Context, ctxLimit))
 	inheritedLimit := maxInheritedChars
 	if compressed {
 		inheritedLimit = maxContextCharsCompressed
@@ -190,6 +196,8 @@ func userPrompt(r llm.Request) string {
 		section("This step", "Score the deliverable."+chunkNote(r))
 	case llm.KindEnhance:
 		section("This step", "Rewrite the task description above.")
+	case llm.KindCheck:
+		section("This step", "Judge the output above on "+r.Criterion+" only.")
 	case llm.KindClassify:
 		section(choicesTitle, choicesText(r.Choices))
 		section("This step", "Name the task type of the task above, with your confidence.")
@@ -258,4 +266,22 @@ func chunkHeadings(r llm.Request, headings []string) []string {
 		return headings
 	}
 	return headings[lo:hi]
+}
+
+// checkCriteria say what a KindCheck call judges, by criterion.
+var checkCriteria = map[string]string{
+	llm.CheckTone:                "tone: is it neutral and professional, without insults, shouting, sarcasm or overconfident hype?",
+	llm.CheckFactualClaims:       "factual claims: are its figures, dates and statements of fact plausible and supported (a source, or marked as an estimate), with nothing invented?",
+	llm.CheckInternalConsistency: "internal consistency: do its figures, names, dates and conclusions agree with each other everywhere in it?",
+}
+
+// checkSystem is the system prompt of a KindCheck call.
+func checkSystem(criterion string) string {
+	what, ok := checkCriteria[criterion]
+	if !ok {
+		what = criterion
+	}
+	return "You are a strict quality gate judging an AI agent's output on one criterion only: " + what +
+		"\nAnswer with one JSON object and nothing else: {\"score\": integer 0-100 (100: no problem at all), \"summary\": string (one sentence), \"path_to_100\": [string]}." +
+		"\npath_to_100 lists each problem found, quoting the words at fault and saying how to fix them; it is empty only for a score of 100."
 }

@@ -1,0 +1,108 @@
+package blackbox
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// mcpSDK is the directory of the official MCP TypeScript SDK that make
+// tools installs (MCP_CLIENT_DIR), or "" with the reason it is missing.
+func mcpSDK(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("MCP_CLIENT_DIR")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "bin", "mcpclient")
+	}
+	sdk, _ := filepath.Abs(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk"))
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("SKIPPED: node is not installed, so the MCP TypeScript SDK's client cannot run")
+	}
+	if _, err := os.Stat(filepath.Join(sdk, "package.json")); err != nil {
+		t.Skipf("SKIPPED: the MCP TypeScript SDK is not installed at %s: run make tools (it needs npm)", sdk)
+	}
+	return sdk
+}
+
+// toolCall is what the TypeScript client saw of one tool call.
+type toolCall struct {
+	IsError    bool           `json:"isError"`
+	Structured map[string]any `json:"structured"`
+	Text       string         `json:"text"`
+}
+
+// TestSuiteToolServerTypeScriptClient drives POST /api/mcp with the
+// official TypeScript SDK's client over streamable HTTP: initialize, ping,
+// tools/list, and tool calls of two products charged as their REST routes.
+func TestSuiteToolServerTypeScriptClient(t *testing.T) {
+	t.Parallel()
+	sdk := mcpSDK(t)
+	s := sharedServer(t)
+	a := s.signup(t, nil)
+	cmd := exec.Command("node", filepath.Join("testdata", "mcpclient", "suite.mjs"))
+	cmd.Env = append(os.Environ(), "MCP_URL="+s.base+"/api/mcp", "MCP_KEY="+a.Key, "MCP_SDK="+sdk)
+	raw, err := cmd.Output()
+	if err != nil {
+		var stderr string
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		t.Fatalf("the TypeScript client failed: %v\n%s", err, stderr)
+	}
+	var out struct {
+		Server struct {
+			Name string `json:"name"`
+		} `json:"server"`
+		Tools []struct {
+			Name     string `json:"name"`
+			ReadOnly *bool  `json:"readOnly"`
+		} `json:"tools"`
+		Stats, Check, Estimate, Refused toolCall
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatalf("client output %s: %v", raw, err)
+	}
+	if out.Server.Name != "svc" {
+		t.Errorf("server %+v", out.Server)
+	}
+	names := map[string]bool{}
+	for _, tool := range out.Tools {
+		names[tool.Name] = true
+		if tool.Name == "burnrate_budget" && (tool.ReadOnly == nil || !*tool.ReadOnly) {
+			t.Errorf("burnrate_budget is not read-only: %+v", tool)
+		}
+	}
+	for _, want := range []string{"svc", "dedupq_check", "dedupq_complete", "burnrate_estimate", "guardrail_check", "pitfalldb_query", "qualitygate_validate"} {
+		if !names[want] {
+			t.Errorf("tools/list lacks %s: %v", want, names)
+		}
+	}
+	if out.Stats.IsError || out.Stats.Structured["credits_used"] != float64(0) || !strings.HasPrefix(str(t, out.Stats.Structured, "request_id"), "req_") {
+		t.Errorf("svc dedupq.stats: %+v", out.Stats)
+	}
+	balance := out.Stats.Structured["credits_remaining"].(float64)
+	if out.Check.IsError || out.Check.Structured["credits_used"] != float64(1) || out.Check.Structured["credits_remaining"] != balance-1 ||
+		out.Check.Structured["duplicate"] != false {
+		t.Errorf("dedupq_check: %+v (balance before %v)", out.Check, balance)
+	}
+	if out.Estimate.IsError || out.Estimate.Structured["credits_used"] != float64(1) || out.Estimate.Structured["estimate"] == nil {
+		t.Errorf("burnrate_estimate: %+v", out.Estimate)
+	}
+	if !out.Refused.IsError || out.Refused.Structured["error"] != "invalid_request" || out.Refused.Structured["status"] != float64(400) {
+		t.Errorf("an unknown action: %+v", out.Refused)
+	}
+	// the tool's text is the same answer as JSON
+	var text map[string]any
+	if err := json.Unmarshal([]byte(out.Check.Text), &text); err != nil || text["request_id"] != out.Check.Structured["request_id"] {
+		t.Errorf("dedupq_check's text content %q is not its answer", out.Check.Text)
+	}
+	// and the REST route reads the checks made through the tools at once
+	res := s.do(t, req{Method: "GET", Path: "/api/dedupq/stats", Key: a.Key})
+	wantStatus(t, res, 200)
+	if integer(t, res.Body, "total_checks") != 1 {
+		t.Errorf("stats after a check through the tool server: %v", res.Body)
+	}
+}
