@@ -99,9 +99,9 @@ var componentNames = map[reflect.Type]string{
 // name.
 var fieldNotes = map[string]fieldNote{
 	// the suite's tool server (JSON-RPC 2.0)
-	"httpapi.jsonrpcResponse.id": {schema: jsonSchema{"type": []string{"string", "integer", "null"}},
+	"httpapi.jsonrpcResponse.id": {schema: jsonSchema{"oneOf": []any{jsonSchema{"type": "string"}, jsonSchema{"type": "integer"}, jsonSchema{"type": "null"}}},
 		desc: "The request's id; null when the request could not be read."},
-	"httpapi.jsonrpcRequest.id": {schema: jsonSchema{"type": []string{"string", "integer"}},
+	"httpapi.jsonrpcRequest.id": {schema: jsonSchema{"oneOf": []any{jsonSchema{"type": "string"}, jsonSchema{"type": "integer"}}},
 		desc: "Absent for a notification."},
 	"httpapi.jsonrpcResponse.result": {schema: jsonSchema{"type": "object"}, desc: "The method's result (a tools/call result: content, structuredContent, isError)."},
 	// errors and metering

@@ -50,7 +50,7 @@ func init() {
 			jsonSchema{"type": "string", "description": "A directive in words: must include X, must not mention Y, at most N words, at least N characters, must match /re/, respond in JSON; a phrase of up to three words must be included."},
 			jsonSchema{"type": "object", "required": []string{"type", "value"}, "properties": jsonSchema{
 				"type":  jsonSchema{"type": "string", "enum": dirTypes},
-				"value": jsonSchema{"type": []string{"string", "number"}},
+				"value": jsonSchema{"oneOf": []any{jsonSchema{"type": "string"}, jsonSchema{"type": "number"}}},
 				"name":  jsonSchema{"type": "string"},
 			}},
 		}}}},

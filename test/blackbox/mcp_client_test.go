@@ -106,3 +106,21 @@ func TestSuiteToolServerTypeScriptClient(t *testing.T) {
 		t.Errorf("stats after a check through the tool server: %v", res.Body)
 	}
 }
+
+// TestSuiteToolManifest: GET /api/mcp is public and lists the tools with
+// input schemas and hints; a client asking for an event stream gets 405.
+func TestSuiteToolManifest(t *testing.T) {
+	t.Parallel()
+	s := sharedServer(t)
+	res := s.do(t, req{Path: "/api/mcp"})
+	wantStatus(t, res, 200)
+	if str(t, res.Body, "protocol") != "mcp" || str(t, res.Body, "endpoint") != s.base+"/api/mcp" {
+		t.Errorf("manifest %v", res.Body)
+	}
+	tools, _ := res.Body["tools"].([]any)
+	if len(tools) != 15 {
+		t.Errorf("%d tools, want spec C's 14 and svc", len(tools))
+	}
+	res = s.do(t, req{Path: "/api/mcp", Header: map[string]string{"Accept": "text/event-stream"}})
+	wantError(t, res, 405, "method_not_allowed")
+}
