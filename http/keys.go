@@ -114,8 +114,9 @@ type freeTier struct {
 
 // rateLimitText describes the per-minute limit (spec C's rate_limit
 // string).
-var rateLimitText = strconv.Itoa(perMinute) + " requests per minute per organization (sliding 60-second window; " +
-	strconv.Itoa(perMinuteEnterprise) + " on enterprise)"
+var rateLimitText = strconv.Itoa(perMinute) + " requests per minute per organization on the workflow routes and " +
+	strconv.Itoa(suitePerMinute) + " on the suite's (sliding 60-second windows; " + strconv.Itoa(perMinuteEnterprise) + " and " +
+	strconv.Itoa(suitePerMinuteEnterprise) + " on enterprise)"
 
 func (s *Server) signupResponse(res commands.OrganizationCreated, message, reqID string) signupResponse {
 	base, key := s.cfg.BaseURL, res.Key.Raw

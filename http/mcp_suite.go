@@ -404,12 +404,12 @@ func (s *Server) toolPrincipal(ctx context.Context, req *mcp.CallToolRequest) (*
 	return s.suitePrincipal(r.WithContext(ctx))
 }
 
-// toolRateLimit counts a tool call against the org's per-minute limit, as
-// the REST routes do.
+// toolRateLimit counts a tool call against the org's suite limit, as the
+// REST routes do.
 func (s *Server) toolRateLimit(ctx context.Context, p projections.Principal) error {
 	rec := &headerSink{h: http.Header{}}
 	r := (&http.Request{Header: http.Header{}}).WithContext(ctx)
-	return s.rateLimit(rec, r, p)
+	return s.suiteRateLimit(rec, r, p)
 }
 
 // headerSink is a ResponseWriter that keeps only headers (the rate

@@ -14,6 +14,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"svc/commands/suite"
+	"svc/domain/org"
 	"svc/projections"
 )
 
@@ -133,7 +134,7 @@ func (s *Server) serveSuite(w http.ResponseWriter, r *http.Request, o suiteOp) e
 			Message: "This operation needs the " + string(o.floor) + " role or above; this key is " + string(p.Role) + "."}
 	}
 	r = r.WithContext(withPrincipal(r.Context(), *p))
-	if err := s.rateLimit(w, r, *p); err != nil {
+	if err := s.suiteRateLimit(w, r, *p); err != nil {
 		return err
 	}
 	params, err := suiteParams(w, r)
@@ -146,6 +147,24 @@ func (s *Server) serveSuite(w http.ResponseWriter, r *http.Request, o suiteOp) e
 	}
 	s.writeSuite(w, r, o.status, body, receipt)
 	return nil
+}
+
+// The suite's per-organization limits: agents call it on every action
+// (a GuardRail check before each step), so its window is ten times the
+// workflow routes' and counted apart from them.
+const (
+	suitePerMinute           = 1200
+	suitePerMinuteEnterprise = 6000
+)
+
+// suiteRateLimit counts a suite call against its organization's
+// per-minute window: 429 rate_limited (Retry-After) past it.
+func (s *Server) suiteRateLimit(w http.ResponseWriter, r *http.Request, p projections.Principal) error {
+	limit := suitePerMinute
+	if p.Tier == org.Enterprise {
+		limit = suitePerMinuteEnterprise
+	}
+	return s.perMinute(w, r, "suite:"+p.OrgID, limit, "this organization's suite calls")
 }
 
 // suitePrincipal resolves x-api-key: 401 in the suite's envelope when it
