@@ -14,6 +14,23 @@ import (
 func suiteWalks(t *testing.T, f *fixture) map[string]func(t *testing.T) {
 	t.Helper()
 	out := map[string]func(t *testing.T){
+		// a plan made through the workflow MCP server is read back at once
+		"POST mcp.rigor": func(t *testing.T) {
+			key, _ := keyWithRole(t, apikey.Owner)
+			waitKey(t, f, key)
+			call := map[string]any{"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+				"params": map[string]any{"name": "rigor_plan", "arguments": map[string]any{"task_description": "compare our pricing with three competitors"}}}
+			code, body := f.call(t, "POST", "/api/mcp/rigor", key, call)
+			result, _ := body["result"].(map[string]any)
+			plan, _ := result["structuredContent"].(map[string]any)["plan"].(map[string]any)
+			id, _ := plan["workflow_id"].(string)
+			if code != 200 || id == "" {
+				t.Fatalf("rigor_plan: %d %v", code, body)
+			}
+			if code, body := f.call(t, "GET", "/api/rigor/status/"+id, key, nil); code != 200 {
+				t.Errorf("status right after a plan through the workflow MCP server: %d %v", code, body)
+			}
+		},
 		// a tool call through the tool server is read back over REST at once
 		"POST mcp.call": func(t *testing.T) {
 			key, _ := keyWithRole(t, apikey.Owner)

@@ -113,6 +113,7 @@ var routeDocs = map[string]routeDoc{
 	"rigor.costs":               {authKey + " (viewer)", "Costs grouped by period, task type, workspace or key."},
 	"mcp.manifest":              {authNone, "The suite's tool manifest (spec C): protocol, version, server and its tools with input schemas and hints."},
 	"mcp.call":                  {authKey, "The suite's JSON-RPC 2.0 tool server (MCP, streamable HTTP, stateless): initialize, ping, tools/list, tools/call."},
+	"mcp.rigor":                 {authKey, "The workflow MCP server (spec A): rigor_plan, rigor_execute, rigor_status (and rigor_resume, rigor_approve, rigor_step by name), each its REST route."},
 }
 
 // endpointsOf lists r's routes with their documentation, by path then

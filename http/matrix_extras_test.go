@@ -16,6 +16,7 @@ func matrixExtras(w string) map[string]route {
 		// the suite's tool server (spec C)
 		"GET mcp.manifest":         {path: "/api/mcp", spec: "open"},
 		"POST mcp.call":            {path: "/api/mcp", spec: "C", body: map[string]any{"jsonrpc": "2.0", "id": 1, "method": "ping"}},
+		"POST mcp.rigor":           {path: "/api/mcp/rigor", spec: "A", body: map[string]any{"jsonrpc": "2.0", "id": 1, "method": "ping"}},
 		"GET workspaces.audit_log": {path: w + "/audit-log", floor: apikey.Admin, spec: "B", foreign: true},
 		// folders: an unknown folder (404 at the floor), bodies missing a field
 		"GET workspaces.folders.list":                {path: w + "/folders", spec: "B", foreign: true},

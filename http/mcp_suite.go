@@ -305,6 +305,9 @@ func checkJSONRPC(raw []byte) *rpcError {
 		}
 		return fail(nil, rpcInvalidRequest, "Invalid Request: method is required.")
 	}
+	if rpcMethods[*msg.Method] && len(msg.ID) == 0 {
+		return fail(nil, rpcInvalidRequest, "Invalid Request: "+*msg.Method+" is a request and needs an id.")
+	}
 	if !rpcMethods[*msg.Method] && !strings.HasPrefix(*msg.Method, "notifications/") && len(msg.ID) > 0 {
 		return fail(msg.ID, rpcMethodNotFound, "Method not found: "+*msg.Method+"; this server answers initialize, ping, tools/list and tools/call.")
 	}

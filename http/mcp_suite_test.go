@@ -124,6 +124,7 @@ func TestSuiteMCPRefusals(t *testing.T) {
 		{`{"id":1,"method":"ping"}`, -32600},
 		{`{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}`, -32600},
 		{`{"jsonrpc":"2.0","id":1,"method":"resources/list"}`, -32601},
+		{`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"svc"}}`, -32600},
 	} {
 		req, _ := http.NewRequest("POST", f.ts.URL+"/api/mcp", strings.NewReader(c.body))
 		req.Header.Set("x-api-key", key)

@@ -96,7 +96,8 @@ type Server struct {
 	secrets  Opener
 	keyUsage KeyToucher
 	suite    *suite.Suite
-	mcp      *suiteMCP // the suite's tool server (mcp_suite.go)
+	mcp      *suiteMCP    // the suite's tool server (mcp_suite.go)
+	rigorMCP http.Handler // the workflow MCP server (mcp_rigor.go)
 	keys     *keyCache
 	metrics  *metrics
 	router   *mux.Router
@@ -205,11 +206,14 @@ func (s *Server) routes() {
 	s.mcp = s.newSuiteMCP()
 	r.Handle("/api/mcp", s.handle(s.mcpManifest)).Methods(http.MethodGet).Name("mcp.manifest")
 	r.Handle("/api/mcp", s.handle(s.mcpCall)).Methods(http.MethodPost).Name("mcp.call")
+	// The workflow MCP server (spec A): its tools are the workflow routes.
+	r.Handle("/api/mcp/rigor", s.handle(s.mcpRigor)).Methods(http.MethodPost).Name("mcp.rigor")
 
 	// Workflow routes (spec A): the per-org rate limit applies to those it
 	// lists; templates and task types are not limited.
 	s.rigor = r.PathPrefix("/api/rigor").Subrouter()
 	s.router = r
+	s.rigorMCP = s.newRigorMCP()
 	s.rigor.Handle("/templates", s.handle(s.templates)).Methods(http.MethodGet).Name("rigor.templates")
 	s.rigor.Handle("/task-types", s.authenticated(authOptions{}, s.taskTypes)).Methods(http.MethodGet).Name("rigor.task_types")
 	s.rigor.Handle("/enhance", s.publicLimited(s.enhance)).Methods(http.MethodPost).Name("rigor.enhance")

@@ -74,6 +74,9 @@ func union(ms ...map[string]string) map[string]string {
 // postRoutes lists every POST route of http/server.go's routes.
 // TestPostRouteList fails when the source registers one this list lacks.
 var postRoutes = []postRoute{
+	{path: "/api/mcp/rigor", jsonrpc: true,
+		base:   map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{"name": "rigor_plan", "arguments": map[string]any{"task_description": "compare our pricing with three competitors"}}},
+		fields: map[string]string{"jsonrpc": "string", "id": "number", "method": "string", "params": "object", "params.name": "string", "params.arguments": "object", "params.arguments.task_description": "string"}},
 	{path: "/api/mcp", jsonrpc: true,
 		base:   map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{"name": "svc", "arguments": map[string]any{"action": "dedupq.stats"}}},
 		fields: map[string]string{"jsonrpc": "string", "id": "number", "method": "string", "params": "object", "params.name": "string", "params.arguments": "object", "params.arguments.action": "string"}},

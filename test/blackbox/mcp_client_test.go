@@ -124,3 +124,58 @@ func TestSuiteToolManifest(t *testing.T) {
 	res = s.do(t, req{Path: "/api/mcp", Header: map[string]string{"Accept": "text/event-stream"}})
 	wantError(t, res, 405, "method_not_allowed")
 }
+
+// TestWorkflowMCPTypeScriptClient drives POST /api/mcp/rigor with the
+// official TypeScript SDK's client: the listed tools, a plan, its run
+// followed through progress notifications to the end, and the status
+// with the deliverable as structured content.
+func TestWorkflowMCPTypeScriptClient(t *testing.T) {
+	t.Parallel()
+	sdk := mcpSDK(t)
+	s := sharedServer(t)
+	a := s.signup(t, nil)
+	cmd := exec.Command("node", filepath.Join("testdata", "mcpclient", "rigor.mjs"))
+	cmd.Env = append(os.Environ(), "MCP_URL="+s.base+"/api/mcp/rigor", "MCP_KEY="+a.Key, "MCP_SDK="+sdk)
+	raw, err := cmd.Output()
+	if err != nil {
+		var stderr string
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		t.Fatalf("the TypeScript client failed: %v\n%s", err, stderr)
+	}
+	var out struct {
+		Tools []string `json:"tools"`
+		Plan  struct {
+			IsError    bool   `json:"isError"`
+			WorkflowID string `json:"workflow_id"`
+		} `json:"plan"`
+		Progress []struct {
+			Progress float64 `json:"progress"`
+			Total    float64 `json:"total"`
+		} `json:"progress"`
+		Run struct {
+			IsError bool   `json:"isError"`
+			Status  string `json:"status"`
+		} `json:"run"`
+		Status struct {
+			Status      string `json:"status"`
+			Deliverable bool   `json:"deliverable"`
+		} `json:"status"`
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatalf("client output %s: %v", raw, err)
+	}
+	if strings.Join(out.Tools, ",") != "rigor_execute,rigor_plan,rigor_status" {
+		t.Errorf("tools/list: %v", out.Tools)
+	}
+	if out.Plan.IsError || out.Plan.WorkflowID == "" {
+		t.Fatalf("rigor_plan: %+v (%s)", out.Plan, raw)
+	}
+	if out.Run.IsError || out.Run.Status != "completed" || out.Status.Status != "completed" || !out.Status.Deliverable {
+		t.Errorf("the run through the tools: %s", raw)
+	}
+	if len(out.Progress) == 0 || out.Progress[len(out.Progress)-1].Total == 0 {
+		t.Errorf("no progress notifications with a total: %s", raw)
+	}
+}
