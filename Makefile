@@ -34,6 +34,10 @@ export REDOCLY_BIN := $(CURDIR)/$(REDOCLY)
 # installed into bin/mcpclient when npm exists, else those tests skip.
 MCP_SDK_VERSION := 1.32.2
 export MCP_CLIENT_DIR := $(CURDIR)/bin/mcpclient
+# The MCP Inspector, pinned: its CLI mode lists and calls the tools of both
+# MCP servers in the black-box tests; installed into bin/mcpinspector.
+MCP_INSPECTOR_VERSION := 2.12.0
+export MCP_INSPECTOR_DIR := $(CURDIR)/bin/mcpinspector
 
 .PHONY: build run test vet lint tools bench clean
 
@@ -63,6 +67,9 @@ tools:
 	@if command -v npm >/dev/null && ! test -f bin/.mcp-sdk-$(MCP_SDK_VERSION); then \
 		echo "installing @modelcontextprotocol/sdk v$(MCP_SDK_VERSION) into bin/mcpclient"; \
 		npm install --prefix bin/mcpclient --no-audit --no-fund --loglevel=error @modelcontextprotocol/sdk@$(MCP_SDK_VERSION) && touch bin/.mcp-sdk-$(MCP_SDK_VERSION); fi
+	@if command -v npm >/dev/null && ! test -f bin/.mcp-inspector-$(MCP_INSPECTOR_VERSION); then \
+		echo "installing @modelcontextprotocol/inspector v$(MCP_INSPECTOR_VERSION) into bin/mcpinspector"; \
+		npm install --prefix bin/mcpinspector --no-audit --no-fund --loglevel=error @modelcontextprotocol/inspector@$(MCP_INSPECTOR_VERSION) && touch bin/.mcp-inspector-$(MCP_INSPECTOR_VERSION); fi
 
 # The architecture's import rules (depguard), unused code and staticcheck.
 lint: tools

@@ -250,9 +250,10 @@ const (
 	rpcMethodNotFound = -32601
 )
 
-// rpcMethods are the methods the tool server answers (spec C), beside
-// notifications.
-var rpcMethods = map[string]bool{"initialize": true, "ping": true, "tools/list": true, "tools/call": true}
+// rpcMethods are the methods the tool servers answer (spec C), beside
+// notifications: logging/setLevel too, which MCP clients such as the
+// Inspector send after initialize (the SDK answers it).
+var rpcMethods = map[string]bool{"initialize": true, "ping": true, "tools/list": true, "tools/call": true, "logging/setLevel": true}
 
 // rpcError is a JSON-RPC error answer.
 type rpcError struct {
@@ -309,7 +310,7 @@ func checkJSONRPC(raw []byte) *rpcError {
 		return fail(nil, rpcInvalidRequest, "Invalid Request: "+*msg.Method+" is a request and needs an id.")
 	}
 	if !rpcMethods[*msg.Method] && !strings.HasPrefix(*msg.Method, "notifications/") && len(msg.ID) > 0 {
-		return fail(msg.ID, rpcMethodNotFound, "Method not found: "+*msg.Method+"; this server answers initialize, ping, tools/list and tools/call.")
+		return fail(msg.ID, rpcMethodNotFound, "Method not found: "+*msg.Method+"; this server answers initialize, ping, tools/list, tools/call and logging/setLevel.")
 	}
 	return nil
 }

@@ -179,3 +179,65 @@ func TestWorkflowMCPTypeScriptClient(t *testing.T) {
 		t.Errorf("no progress notifications with a total: %s", raw)
 	}
 }
+
+// TestMCPInspectorCLI: the MCP Inspector's CLI mode (pinned in the
+// Makefile, make tools installs it) lists and calls the tools of both MCP
+// servers with an API key header.
+func TestMCPInspectorCLI(t *testing.T) {
+	t.Parallel()
+	dir := os.Getenv("MCP_INSPECTOR_DIR")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "bin", "mcpinspector")
+	}
+	bin, _ := filepath.Abs(filepath.Join(dir, "node_modules", ".bin", "mcp-inspector"))
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("SKIPPED: node is not installed, so the MCP Inspector cannot run")
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("SKIPPED: the MCP Inspector is not installed at %s: run make tools (it needs npm)", bin)
+	}
+	s := sharedServer(t)
+	a := s.signup(t, nil)
+	inspect := func(path string, args ...string) map[string]any {
+		t.Helper()
+		cmd := exec.Command(bin, append([]string{"--cli", s.base + path, "--transport", "http", "--header", "x-api-key: " + a.Key}, args...)...)
+		cmd.Env = append(os.Environ(), "MCP_CATALOG_PATH="+filepath.Join(t.TempDir(), "mcp.json"))
+		raw, err := cmd.Output()
+		if err != nil {
+			var stderr string
+			if ee, ok := err.(*exec.ExitError); ok {
+				stderr = string(ee.Stderr)
+			}
+			t.Fatalf("mcp-inspector %v: %v\n%s\n%s", args, err, raw, stderr)
+		}
+		var out map[string]any
+		if err := json.Unmarshal(raw, &out); err != nil {
+			t.Fatalf("mcp-inspector %v printed %s: %v", args, raw, err)
+		}
+		return out
+	}
+	tools, _ := inspect("/api/mcp", "--method", "tools/list")["tools"].([]any)
+	if len(tools) != 15 {
+		t.Errorf("tools/list of /api/mcp: %d tools, want 15", len(tools))
+	}
+	text := func(res map[string]any) string {
+		content, _ := res["content"].([]any)
+		if len(content) == 0 {
+			return ""
+		}
+		first, _ := content[0].(map[string]any)
+		s, _ := first["text"].(string)
+		return s
+	}
+	if got := text(inspect("/api/mcp", "--method", "tools/call", "--tool-name", "svc", "--tool-arg", "action=dedupq.stats")); !strings.Contains(got, `"credits_used":0`) {
+		t.Errorf("svc dedupq.stats through the Inspector: %s", got)
+	}
+	tools, _ = inspect("/api/mcp/rigor", "--method", "tools/list")["tools"].([]any)
+	if len(tools) != 3 {
+		t.Errorf("tools/list of /api/mcp/rigor: %d tools, want 3", len(tools))
+	}
+	if got := text(inspect("/api/mcp/rigor", "--method", "tools/call", "--tool-name", "rigor_plan",
+		"--tool-arg", "task_description=compare our pricing with three competitors")); !strings.Contains(got, `"workflow_id":"wr_`) {
+		t.Errorf("rigor_plan through the Inspector: %s", got)
+	}
+}
