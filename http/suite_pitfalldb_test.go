@@ -13,6 +13,7 @@ import (
 	"svc/commands"
 	"svc/domain/apikey"
 	"svc/domain/credit"
+	"svc/domain/pitfalldb"
 	"svc/eventstore"
 	"svc/projections"
 )
@@ -220,7 +221,18 @@ func TestSuitePitfallDBScrubsStoredEvents(t *testing.T) {
 	if err != nil || len(stored) != len(ids) {
 		t.Fatalf("%d events for %d reports: %v", len(stored), len(ids), err)
 	}
-	all := strings.Join(stored, "\n")
+	// the text a report carries: its ids (random UUIDs, which may hold
+	// "415" by chance) are left out of the comparison
+	var texts []string
+	for _, raw := range stored {
+		var ev pitfalldb.Reported
+		if err := json.Unmarshal([]byte(raw), &ev); err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, ev.TaskType, ev.Signature, ev.TaskDescription, ev.ErrorType, ev.ErrorMessage, ev.RootCause,
+			ev.FixApplied, ev.Language, ev.Framework, ev.Provider)
+	}
+	all := strings.Join(texts, "\n")
 	// the events hold JSON: compare with the JSON spelling of each item too
 	for _, b := range bad {
 		enc, _ := json.Marshal(b)
