@@ -14,13 +14,13 @@ func guardrailWalks(t *testing.T, f *fixture) map[string]func(t *testing.T) {
 	return map[string]func(t *testing.T){
 		"POST guardrail.create_policy": func(t *testing.T) {
 			waitKey(t, f, key)
-			code, body := grCall(t, f, "POST", "/api/guardrail/policies", key,
+			code, body := rawCall(t, f, "POST", "/api/guardrail/policies", key,
 				`{"name":"walk","rules":[{"operator":"eq","field":"type","value":"walked"}]}`)
 			if code != 201 {
 				t.Fatalf("create: %d %v", code, body)
 			}
 			id := body["policy"].(map[string]any)["id"]
-			_, body = grCall(t, f, "GET", "/api/guardrail/policies", key, "")
+			_, body = rawCall(t, f, "GET", "/api/guardrail/policies", key, "")
 			ps, _ := body["policies"].([]any)
 			if len(ps) == 0 || ps[0].(map[string]any)["id"] != id {
 				t.Fatalf("the new policy is not listed: %v", body)
@@ -28,12 +28,12 @@ func guardrailWalks(t *testing.T, f *fixture) map[string]func(t *testing.T) {
 		},
 		"POST guardrail.check": func(t *testing.T) {
 			waitKey(t, f, key)
-			code, body := grCall(t, f, "POST", "/api/guardrail/check", key, `{"agent_id":"walker","proposed_action":{"type":"walk"}}`)
+			code, body := rawCall(t, f, "POST", "/api/guardrail/check", key, `{"agent_id":"walker","proposed_action":{"type":"walk"}}`)
 			if code != 200 {
 				t.Fatalf("check: %d %v", code, body)
 			}
 			audit := body["audit_id"]
-			_, body = grCall(t, f, "GET", "/api/guardrail/decisions?agent_id=walker", key, "")
+			_, body = rawCall(t, f, "GET", "/api/guardrail/decisions?agent_id=walker", key, "")
 			ds, _ := body["decisions"].([]any)
 			if len(ds) == 0 || ds[0].(map[string]any)["audit_id"] != audit {
 				t.Fatalf("the decision is not listed: %v", body)
@@ -41,10 +41,10 @@ func guardrailWalks(t *testing.T, f *fixture) map[string]func(t *testing.T) {
 		},
 		"POST guardrail.dry_run": func(t *testing.T) {
 			waitKey(t, f, key)
-			if code, body := grCall(t, f, "POST", "/api/guardrail/check", key, `{"agent_id":"dry","proposed_action":{"type":"dry"}}`); code != 200 {
+			if code, body := rawCall(t, f, "POST", "/api/guardrail/check", key, `{"agent_id":"dry","proposed_action":{"type":"dry"}}`); code != 200 {
 				t.Fatalf("check: %d %v", code, body)
 			}
-			code, body := grCall(t, f, "POST", "/api/guardrail/policies/dry-run", key,
+			code, body := rawCall(t, f, "POST", "/api/guardrail/policies/dry-run", key,
 				`{"policy":{"rules":[{"operator":"eq","field":"type","value":"dry"}]}}`)
 			if code != 200 || body["would_deny"].(float64) < 1 {
 				t.Fatalf("the dry run misses the check just made: %d %v", code, body)

@@ -14,13 +14,13 @@ func qualitygateWalks(t *testing.T, f *fixture) map[string]func(t *testing.T) {
 	return map[string]func(t *testing.T){
 		"POST qualitygate.validate": func(t *testing.T) {
 			waitKey(t, f, key)
-			_, before := qgCall(t, f, "GET", "/api/qualitygate/trends?days=1", key, "")
-			code, body := qgCall(t, f, "POST", "/api/qualitygate/validate", key,
+			_, before := rawCall(t, f, "GET", "/api/qualitygate/trends?days=1", key, "")
+			code, body := rawCall(t, f, "POST", "/api/qualitygate/validate", key,
 				`{"output":"walked","directives":["must include walked","must not mention running"]}`)
 			if code != 200 {
 				t.Fatalf("validate: %d %v", code, body)
 			}
-			_, after := qgCall(t, f, "GET", "/api/qualitygate/trends?days=1", key, "")
+			_, after := rawCall(t, f, "GET", "/api/qualitygate/trends?days=1", key, "")
 			if after["total_validations"] != before["total_validations"].(float64)+1 || after["passed"] != before["passed"].(float64)+1 {
 				t.Fatalf("the validation is not in the trends: %v then %v", before, after)
 			}

@@ -173,7 +173,7 @@ func routeDocOf(name string) (routeDoc, bool) {
 	if d, ok := routeDocs[name]; ok {
 		return d, true
 	}
-	for _, o := range (&Server{}).suiteOps() {
+	for _, o := range documentedSuiteOps() {
 		if o.action != name {
 			continue
 		}

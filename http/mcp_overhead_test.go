@@ -61,7 +61,9 @@ func TestMCPOverhead(t *testing.T) {
 		{"burnrate budget", func() time.Duration { return send("GET", "/api/burnrate/budget", nil) },
 			func() time.Duration { return send("POST", "/api/mcp", call("burnrate_budget", map[string]any{})) }},
 		{"rigor status", func() time.Duration { return send("GET", "/api/rigor/status/"+id, nil) },
-			func() time.Duration { return send("POST", "/api/mcp/rigor", call("rigor_status", map[string]any{"workflow_id": id})) }},
+			func() time.Duration {
+				return send("POST", "/api/mcp/rigor", call("rigor_status", map[string]any{"workflow_id": id}))
+			}},
 	}
 	const rounds = 550 // both paths count against the suite's 1,200 a minute
 	for _, p := range pairs {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -122,27 +121,10 @@ func rigorListed(name string) bool {
 // mcpRigor is POST /api/mcp/rigor: a key first (401 in spec A's
 // envelope), then the SDK.
 func (s *Server) mcpRigor(w http.ResponseWriter, r *http.Request) error {
-	raw := r.Header.Get("x-api-key")
-	if raw == "" {
-		return newError(http.StatusUnauthorized, "missing_api_key", "Send your API key in the x-api-key header.")
-	}
-	if p, err := s.principal(r.Context(), raw); err != nil {
+	if _, err := s.keyPrincipal(r.Context(), r.Header.Get("x-api-key")); err != nil {
 		return err
-	} else if p == nil {
-		return newError(http.StatusUnauthorized, "invalid_api_key", "The API key is unknown or revoked.")
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
-	if err != nil {
-		return newError(http.StatusRequestEntityTooLarge, "body_too_large", "The request body is too large or unreadable.")
-	}
-	if bad := checkJSONRPC(body); bad != nil {
-		writeJSON(w, http.StatusOK, bad)
-		return nil
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.Header.Set("Content-Type", "application/json")
-	s.rigorMCP.ServeHTTP(w, r)
-	return nil
+	return serveJSONRPC(w, r, s.rigorMCP)
 }
 
 // rigorToolHandler calls t's route with the arguments, as the caller.

@@ -221,9 +221,20 @@ func (s *Server) mcpCall(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.suitePrincipal(r); err != nil {
 		return err
 	}
+	// plain JSON-RPC clients (curl, spec C's examples) need not know the
+	// streamable-HTTP Accept rule
+	if a := r.Header.Get("Accept"); !strings.Contains(a, "application/json") || !strings.Contains(a, "text/event-stream") {
+		r.Header.Set("Accept", "application/json, text/event-stream")
+	}
+	return serveJSONRPC(w, r, s.mcp.handler)
+}
+
+// serveJSONRPC hands a JSON-RPC message to an MCP server's handler h, once
+// checkJSONRPC let it pass (a malformed one is answered here).
+func serveJSONRPC(w http.ResponseWriter, r *http.Request, h http.Handler) error {
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
-		return &suiteError{Status: http.StatusRequestEntityTooLarge, Code: "payload_too_large", Message: "The request body is too large or unreadable."}
+		return newError(http.StatusRequestEntityTooLarge, "body_too_large", "The request body is too large or unreadable.")
 	}
 	if bad := checkJSONRPC(raw); bad != nil {
 		writeJSON(w, http.StatusOK, bad)
@@ -231,15 +242,8 @@ func (s *Server) mcpCall(w http.ResponseWriter, r *http.Request) error {
 	}
 	r.Body = io.NopCloser(bytes.NewReader(raw))
 	r.ContentLength = int64(len(raw))
-	// plain JSON-RPC clients (curl, spec C's examples) need not know the
-	// streamable-HTTP Accept rule
-	if a := r.Header.Get("Accept"); !strings.Contains(a, "application/json") || !strings.Contains(a, "text/event-stream") {
-		r.Header.Set("Accept", "application/json, text/event-stream")
-	}
-	if r.Header.Get("Content-Type") == "" {
-		r.Header.Set("Content-Type", "application/json")
-	}
-	s.mcp.handler.ServeHTTP(w, r)
+	r.Header.Set("Content-Type", "application/json")
+	h.ServeHTTP(w, r)
 	return nil
 }
 
@@ -404,8 +408,7 @@ func (s *Server) toolPrincipal(ctx context.Context, req *mcp.CallToolRequest) (*
 	if req.Extra != nil && req.Extra.Header != nil {
 		raw = req.Extra.Header.Get("x-api-key")
 	}
-	r := &http.Request{Header: http.Header{"X-Api-Key": {raw}}}
-	return s.suitePrincipal(r.WithContext(ctx))
+	return s.keyPrincipal(ctx, raw)
 }
 
 // toolRateLimit counts a tool call against the org's suite limit, as the

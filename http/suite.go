@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/gorilla/mux"
 
@@ -106,6 +107,11 @@ func (s *Server) suiteOps() []suiteOp {
 	return out
 }
 
+// documentedSuiteOps are the suite's operations as the reference reads
+// them (their docs, names, paths and floors; their run is never called),
+// built once.
+var documentedSuiteOps = sync.OnceValue(func() []suiteOp { return (&Server{}).suiteOps() })
+
 // suiteRoutes registers the suite's REST routes.
 func (s *Server) suiteRoutes(r *mux.Router) {
 	for _, o := range s.suiteOps() {
@@ -167,22 +173,26 @@ func (s *Server) suiteRateLimit(w http.ResponseWriter, r *http.Request, p projec
 	return s.perMinute(w, r, "suite:"+p.OrgID, limit, "this organization's suite calls")
 }
 
-// suitePrincipal resolves x-api-key: 401 in the suite's envelope when it
-// is missing, unknown or revoked.
+// suitePrincipal resolves the request's x-api-key (keyPrincipal).
 func (s *Server) suitePrincipal(r *http.Request) (*projections.Principal, error) {
-	raw := r.Header.Get("x-api-key")
+	return s.keyPrincipal(r.Context(), r.Header.Get("x-api-key"))
+}
+
+// keyPrincipal resolves an x-api-key value: 401 missing_api_key or
+// invalid_api_key (in the suite's envelope on the suite's paths, which
+// writeError picks).
+func (s *Server) keyPrincipal(ctx context.Context, raw string) (*projections.Principal, error) {
 	if raw == "" {
-		return nil, &suiteError{Status: http.StatusUnauthorized, Code: "missing_api_key",
-			Message: "Send your API key in the x-api-key header.",
-			Fix:     "Create a key with POST /api/keys and send it as x-api-key: svc_live_..."}
+		return nil, newError(http.StatusUnauthorized, "missing_api_key", "Send your API key in the x-api-key header.").
+			withFix("Create a key with POST /api/keys and send it as x-api-key: svc_live_...")
 	}
-	p, err := s.principal(r.Context(), raw)
+	p, err := s.principal(ctx, raw)
 	if err != nil {
 		return nil, err
 	}
 	if p == nil {
-		return nil, &suiteError{Status: http.StatusUnauthorized, Code: "invalid_api_key",
-			Message: "The API key is unknown or revoked.", Fix: "Check the key, or create one with POST /api/keys."}
+		return nil, newError(http.StatusUnauthorized, "invalid_api_key", "The API key is unknown or revoked.").
+			withFix("Check the key, or create one with POST /api/keys.")
 	}
 	return p, nil
 }

@@ -1,15 +1,12 @@
 package httpapi_test
 
 import (
-	"context"
 	"math"
 	"strings"
 	"sync"
 	"testing"
 
-	"svc/commands"
 	"svc/domain/apikey"
-	"svc/domain/credit"
 )
 
 // burnrateError requires a suite refusal: status, code, and a message
@@ -34,17 +31,6 @@ func burnrateKey(t *testing.T, f *fixture) (string, string) {
 	key, orgID := keyWithRole(t, apikey.Owner)
 	waitKey(t, f, key)
 	return key, orgID
-}
-
-// burnrateDrain takes the organization's whole balance.
-func burnrateDrain(t *testing.T, f *fixture, key, orgID string) {
-	t.Helper()
-	amount := int64(f.balance(t, key))
-	bal, err := commands.NewChargeCreditsHandler(commands.NewRepositories(store)).Handle(context.Background(),
-		commands.ChargeCredits{Charge: credit.Charged{OrgID: orgID, Amount: amount, Reason: "test"}})
-	if err != nil || bal.Balance != 0 {
-		t.Fatalf("draining the balance: %+v, %v", bal, err)
-	}
 }
 
 func TestSuiteBurnRateEstimate(t *testing.T) {
@@ -153,7 +139,7 @@ func TestSuiteBurnRateEstimate(t *testing.T) {
 	burnrateError(t, code, body, 400, "invalid_request", "plan[0].search_calls")
 
 	// 402 before any work, also for a plan that would price
-	burnrateDrain(t, f, key, orgID)
+	drain(t, orgID)
 	code, body = f.call(t, "POST", "/api/burnrate/estimate", key, map[string]any{"plan": []any{map[string]any{"provider": "openai"}}})
 	burnrateError(t, code, body, 402, "insufficient_credits")
 	code, body = f.call(t, "POST", "/api/burnrate/optimize", key, map[string]any{"plan": []any{map[string]any{"provider": "openai"}}})

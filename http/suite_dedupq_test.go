@@ -1,14 +1,11 @@
 package httpapi_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
 
-	"svc/commands"
 	"svc/domain/apikey"
-	"svc/domain/credit"
 )
 
 // dedupqWant fails unless the answer has status code and, when code is
@@ -162,11 +159,7 @@ func TestSuiteDedupQRefusals(t *testing.T) {
 	}
 
 	// 402 once the balance cannot pay; stats stay free
-	bal := int64(f.balance(t, key))
-	if _, err := commands.NewChargeCreditsHandler(commands.NewRepositories(store)).Handle(context.Background(),
-		commands.ChargeCredits{Charge: credit.Charged{OrgID: orgID, Amount: bal, Reason: "test"}}); err != nil {
-		t.Fatal(err)
-	}
+	drain(t, orgID)
 	code, out = f.call(t, "POST", "/api/dedupq/check", key, map[string]any{"content": "x"})
 	dedupqWant(t, "check without credits", code, out, 402, "insufficient_credits")
 	code, out = f.call(t, "POST", "/api/dedupq/complete", key, map[string]any{"task_id": "t", "content": "c", "result": 1})

@@ -32,7 +32,7 @@ func TestSuiteGuardRailFailsOpen(t *testing.T) {
 	f.start(t)
 	key, orgID := keyWithRole(t, apikey.Owner)
 	waitKey(t, f, key)
-	if code, body := grCall(t, f, "POST", "/api/guardrail/policies", key, bigSpend); code != 201 {
+	if code, body := rawCall(t, f, "POST", "/api/guardrail/policies", key, bigSpend); code != 201 {
 		t.Fatalf("create: %d %v", code, body)
 	}
 	ctx := context.Background()
@@ -75,7 +75,7 @@ func TestSuiteGuardRailFailsOpen(t *testing.T) {
 	// live Suite here has no runner to wait for, so the read model may lag)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		_, body := grCall(t, f, "GET", "/api/guardrail/decisions", key, "")
+		_, body := rawCall(t, f, "GET", "/api/guardrail/decisions", key, "")
 		if body["total"] == float64(1) {
 			break
 		}

@@ -57,7 +57,7 @@ func TestSuiteGuardRailLoad(t *testing.T) {
 			"rules":[{"operator":"gt","field":"cost_estimate","value":%d},
 			{"operator":"or","rules":[{"operator":"starts_with","field":"target.url","value":"https://blocked-%d"},{"operator":"contains","field":"tags","value":"tag-%d"}]}]}`,
 			i, i%7, 100+i, i, i)
-		if code, out := grCall(t, f, "POST", "/api/guardrail/policies", key, body); code != 201 {
+		if code, out := rawCall(t, f, "POST", "/api/guardrail/policies", key, body); code != 201 {
 			t.Fatalf("policy %d: %d %v", i, code, out)
 		}
 	}

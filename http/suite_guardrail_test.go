@@ -1,43 +1,14 @@
 package httpapi_test
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
 
-	"svc/commands"
 	"svc/domain/apikey"
-	"svc/domain/credit"
 )
-
-// grCall posts (or gets, with a nil body) a GuardRail route.
-func grCall(t *testing.T, f *fixture, method, path, key, body string) (int, map[string]any) {
-	t.Helper()
-	var b any
-	if body != "" {
-		b = json.RawMessage(body)
-	}
-	return f.call(t, method, path, key, b)
-}
-
-// wantSuiteError checks a suite refusal's status, code and, for 400, that
-// the message names field.
-func wantSuiteError(t *testing.T, what string, code int, body map[string]any, wantCode int, wantError, field string) {
-	t.Helper()
-	if code != wantCode || body["error"] != wantError {
-		t.Fatalf("%s: %d %v, want %d %s", what, code, body, wantCode, wantError)
-	}
-	if field != "" && !strings.Contains(fmt.Sprint(body["message"]), field) {
-		t.Fatalf("%s: message %q does not name %s", what, body["message"], field)
-	}
-	if rid, _ := body["request_id"].(string); !strings.HasPrefix(rid, "req_") || body["status"] != float64(wantCode) {
-		t.Fatalf("%s: envelope %v", what, body)
-	}
-}
 
 const bigSpend = `{"name":"No big spend","description":"caps spend","priority":5,"action_types":["purchase"],
 	"rules":[{"operator":"gt","field":"cost_estimate","value":100},
@@ -51,7 +22,7 @@ func TestSuiteGuardRailPolicies(t *testing.T) {
 	key, _ := keyWithRole(t, apikey.Owner)
 	waitKey(t, f, key)
 
-	code, body := grCall(t, f, "POST", "/api/guardrail/policies", key, bigSpend)
+	code, body := rawCall(t, f, "POST", "/api/guardrail/policies", key, bigSpend)
 	if code != http.StatusCreated || body["credits_used"] != float64(0) || body["fallback_behavior"] != "none" {
 		t.Fatalf("create: %d %v", code, body)
 	}
@@ -60,16 +31,16 @@ func TestSuiteGuardRailPolicies(t *testing.T) {
 		len(p["rules"].([]any)) != 2 || len(p["tests"].([]any)) != 2 || p["id"] == "" {
 		t.Fatalf("policy: %v", p)
 	}
-	code, body = grCall(t, f, "POST", "/api/guardrail/policies", key,
+	code, body = rawCall(t, f, "POST", "/api/guardrail/policies", key,
 		`{"name":"audit everything","rules":[{"operator":"eq","field":"type","value":"delete"}]}`)
 	if code != http.StatusCreated {
 		t.Fatalf("second: %d %v", code, body)
 	}
 	// names are unique per organization, whatever their case and spacing
-	code, body = grCall(t, f, "POST", "/api/guardrail/policies", key, `{"name":"no  BIG spend","rules":[{"operator":"eq","field":"type","value":"x"}]}`)
+	code, body = rawCall(t, f, "POST", "/api/guardrail/policies", key, `{"name":"no  BIG spend","rules":[{"operator":"eq","field":"type","value":"x"}]}`)
 	wantSuiteError(t, "duplicate name", code, body, http.StatusConflict, "policy_name_conflict", "")
 
-	code, body = grCall(t, f, "GET", "/api/guardrail/policies", key, "")
+	code, body = rawCall(t, f, "GET", "/api/guardrail/policies", key, "")
 	list, _ := body["policies"].([]any)
 	if code != 200 || body["total"] != float64(2) || len(list) != 2 || list[0].(map[string]any)["name"] != "No big spend" {
 		t.Fatalf("list: %d %v", code, body)
@@ -90,10 +61,10 @@ func TestSuiteGuardRailPolicies(t *testing.T) {
 		{`{"name":"x","effect":"warn","rules":[{"operator":"eq","field":"a","value":1}]}`, "effect"},
 		{`{"name":"x","rules":[{"operator":"gt","field":"c","value":1}],"tests":[{"name":"t1","proposed_action":{"type":"a","c":0},"expect":"deny"}]}`, "tests[0]"},
 	} {
-		code, body := grCall(t, f, "POST", "/api/guardrail/policies", key, c.body)
+		code, body := rawCall(t, f, "POST", "/api/guardrail/policies", key, c.body)
 		wantSuiteError(t, c.body, code, body, http.StatusBadRequest, "invalid_request", c.field)
 	}
-	_, body = grCall(t, f, "POST", "/api/guardrail/policies", key,
+	_, body = rawCall(t, f, "POST", "/api/guardrail/policies", key,
 		`{"name":"x","rules":[{"operator":"gt","field":"c","value":1}],"tests":[{"name":"t1","proposed_action":{"type":"a","c":0},"expect":"deny"}]}`)
 	if !strings.Contains(fmt.Sprint(body["message"]), `"t1"`) {
 		t.Fatalf("a failing test is named: %v", body)
@@ -102,14 +73,14 @@ func TestSuiteGuardRailPolicies(t *testing.T) {
 	// admin floor (decision 173); any role lists
 	member, _ := keyWithRole(t, apikey.Member)
 	waitKey(t, f, member)
-	code, body = grCall(t, f, "POST", "/api/guardrail/policies", member, `{"name":"m","rules":[{"operator":"eq","field":"a","value":1}]}`)
+	code, body = rawCall(t, f, "POST", "/api/guardrail/policies", member, `{"name":"m","rules":[{"operator":"eq","field":"a","value":1}]}`)
 	wantSuiteError(t, "member creates", code, body, http.StatusForbidden, "insufficient_permissions", "")
-	if code, _ := grCall(t, f, "GET", "/api/guardrail/policies", member, ""); code != 200 {
+	if code, _ := rawCall(t, f, "GET", "/api/guardrail/policies", member, ""); code != 200 {
 		t.Fatalf("member lists: %d", code)
 	}
-	code, body = grCall(t, f, "GET", "/api/guardrail/policies", "", "")
+	code, body = rawCall(t, f, "GET", "/api/guardrail/policies", "", "")
 	wantSuiteError(t, "no key", code, body, http.StatusUnauthorized, "missing_api_key", "")
-	code, body = grCall(t, f, "POST", "/api/guardrail/policies", "svc_live_nope", bigSpend)
+	code, body = rawCall(t, f, "POST", "/api/guardrail/policies", "svc_live_nope", bigSpend)
 	wantSuiteError(t, "bad key", code, body, http.StatusUnauthorized, "invalid_api_key", "")
 }
 
@@ -120,17 +91,17 @@ func TestSuiteGuardRailCheck(t *testing.T) {
 	waitKey(t, f, key)
 
 	// no policy: allowed, recorded, charged 1
-	code, body := grCall(t, f, "POST", "/api/guardrail/check", key, `{"agent_id":"a1","proposed_action":{"type":"purchase","cost_estimate":500}}`)
+	code, body := rawCall(t, f, "POST", "/api/guardrail/check", key, `{"agent_id":"a1","proposed_action":{"type":"purchase","cost_estimate":500}}`)
 	if code != 200 || body["decision"] != "allow" || body["policy_id"] != nil || body["audit_id"] == nil ||
 		body["credits_used"] != float64(1) || body["fallback_behavior"] != "none" {
 		t.Fatalf("check without policies: %d %v", code, body)
 	}
 	before := body["credits_remaining"].(float64)
-	if code, body := grCall(t, f, "POST", "/api/guardrail/policies", key, bigSpend); code != 201 {
+	if code, body := rawCall(t, f, "POST", "/api/guardrail/policies", key, bigSpend); code != 201 {
 		t.Fatalf("create: %d %v", code, body)
 	}
 	// the new policy counts from the next check on
-	code, body = grCall(t, f, "POST", "/api/guardrail/check", key,
+	code, body = rawCall(t, f, "POST", "/api/guardrail/check", key,
 		`{"agent_id":"a1","proposed_action":{"type":"purchase","cost_estimate":500,"target":{"url":"https://shop.example/cart"}}}`)
 	want := `Policy No big spend: rule cost_estimate gt 100 and target.url starts_with "https://shop" matched`
 	if code != 200 || body["decision"] != "deny" || body["reason"] != want || body["policy_id"] == nil ||
@@ -142,39 +113,39 @@ func TestSuiteGuardRailCheck(t *testing.T) {
 	}
 	denied := body["audit_id"].(string)
 	// another type: the policy does not apply
-	code, body = grCall(t, f, "POST", "/api/guardrail/check", key, `{"agent_id":"a2","proposed_action":{"type":"search","cost_estimate":500}}`)
+	code, body = rawCall(t, f, "POST", "/api/guardrail/check", key, `{"agent_id":"a2","proposed_action":{"type":"search","cost_estimate":500}}`)
 	if code != 200 || body["decision"] != "allow" || body["override"].(map[string]any)["available"] != false {
 		t.Fatalf("other type: %d %v", code, body)
 	}
 
 	// the audit log
-	code, body = grCall(t, f, "GET", "/api/guardrail/decisions?decision=deny", key, "")
+	code, body = rawCall(t, f, "GET", "/api/guardrail/decisions?decision=deny", key, "")
 	ds, _ := body["decisions"].([]any)
 	if code != 200 || body["total"] != float64(1) || len(ds) != 1 || ds[0].(map[string]any)["audit_id"] != denied {
 		t.Fatalf("decisions: %d %v", code, body)
 	}
-	code, body = grCall(t, f, "GET", "/api/guardrail/decisions?agent_id=a1&limit=1", key, "")
+	code, body = rawCall(t, f, "GET", "/api/guardrail/decisions?agent_id=a1&limit=1", key, "")
 	if ds, _ := body["decisions"].([]any); code != 200 || body["total"] != float64(2) || len(ds) != 1 {
 		t.Fatalf("decisions of a1: %d %v", code, body)
 	}
-	if code, body := grCall(t, f, "GET", "/api/guardrail/decisions?agent_id=42", key, ""); code != 200 || body["total"] != float64(0) {
+	if code, body := rawCall(t, f, "GET", "/api/guardrail/decisions?agent_id=42", key, ""); code != 200 || body["total"] != float64(0) {
 		t.Fatalf("a numeric agent id: %d %v", code, body)
 	}
-	code, body = grCall(t, f, "GET", "/api/guardrail/decisions?limit=0", key, "")
+	code, body = rawCall(t, f, "GET", "/api/guardrail/decisions?limit=0", key, "")
 	wantSuiteError(t, "limit 0", code, body, 400, "invalid_request", "limit")
 
 	// dry run: a draft over the recorded checks
-	code, body = grCall(t, f, "POST", "/api/guardrail/policies/dry-run", key,
+	code, body = rawCall(t, f, "POST", "/api/guardrail/policies/dry-run", key,
 		`{"policy":{"rules":[{"operator":"gt","field":"cost_estimate","value":100}]},"days":1}`)
 	if code != 200 || body["recorded_checks"] != float64(3) || body["would_deny"] != float64(3) || body["newly_denied"] != float64(2) ||
 		len(body["examples"].([]any)) != 3 {
 		t.Fatalf("dry run: %d %v", code, body)
 	}
-	code, body = grCall(t, f, "POST", "/api/guardrail/policies/dry-run", key, `{"policy":{"rules":[{"operator":"lt","field":"cost_estimate"}]}}`)
+	code, body = rawCall(t, f, "POST", "/api/guardrail/policies/dry-run", key, `{"policy":{"rules":[{"operator":"lt","field":"cost_estimate"}]}}`)
 	wantSuiteError(t, "dry run bad rule", code, body, 400, "invalid_request", "policy.rules[0].value")
-	code, body = grCall(t, f, "POST", "/api/guardrail/policies/dry-run", key, `{"policy":{"rules":[{"operator":"lt","field":"c","value":1}]},"days":31}`)
+	code, body = rawCall(t, f, "POST", "/api/guardrail/policies/dry-run", key, `{"policy":{"rules":[{"operator":"lt","field":"c","value":1}]},"days":31}`)
 	wantSuiteError(t, "dry run days", code, body, 400, "invalid_request", "days")
-	code, body = grCall(t, f, "POST", "/api/guardrail/policies/dry-run", key, `{}`)
+	code, body = rawCall(t, f, "POST", "/api/guardrail/policies/dry-run", key, `{}`)
 	wantSuiteError(t, "dry run no policy", code, body, 400, "invalid_request", "policy")
 
 	for _, c := range []struct{ body, field string }{
@@ -184,35 +155,18 @@ func TestSuiteGuardRailCheck(t *testing.T) {
 		{`{"agent_id":"a","proposed_action":"delete"}`, "proposed_action"},
 		{`{"agent_id":7,"proposed_action":{"type":"x"}}`, "agent_id"},
 	} {
-		code, body := grCall(t, f, "POST", "/api/guardrail/check", key, c.body)
+		code, body := rawCall(t, f, "POST", "/api/guardrail/check", key, c.body)
 		wantSuiteError(t, c.body, code, body, 400, "invalid_request", c.field)
 	}
-	code, body = grCall(t, f, "POST", "/api/guardrail/check", "", `{"agent_id":"a","proposed_action":{"type":"x"}}`)
+	code, body = rawCall(t, f, "POST", "/api/guardrail/check", "", `{"agent_id":"a","proposed_action":{"type":"x"}}`)
 	wantSuiteError(t, "no key", code, body, 401, "missing_api_key", "")
 
 	// 402 once the balance is spent, nothing recorded
 	drain(t, orgID)
-	code, body = grCall(t, f, "POST", "/api/guardrail/check", key, `{"agent_id":"a1","proposed_action":{"type":"purchase"}}`)
+	code, body = rawCall(t, f, "POST", "/api/guardrail/check", key, `{"agent_id":"a1","proposed_action":{"type":"purchase"}}`)
 	wantSuiteError(t, "drained", code, body, http.StatusPaymentRequired, "insufficient_credits", "")
-	if _, body := grCall(t, f, "GET", "/api/guardrail/decisions", key, ""); body["total"] != float64(3) {
+	if _, body := rawCall(t, f, "GET", "/api/guardrail/decisions", key, ""); body["total"] != float64(3) {
 		t.Fatalf("a refused check was recorded: %v", body)
-	}
-}
-
-// drain charges orgID's whole balance.
-func drain(t *testing.T, orgID string) { drainTo(t, orgID, 0) }
-
-// drainTo charges orgID's balance down to left.
-func drainTo(t *testing.T, orgID string, left int64) {
-	t.Helper()
-	ctx := context.Background()
-	repos := commands.NewRepositories(store)
-	l, err := repos.Ledgers.Get(ctx, orgID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := commands.NewChargeCreditsHandler(repos).Handle(ctx, commands.ChargeCredits{Charge: credit.Charged{OrgID: orgID, Amount: l.Balance() - left, Reason: "test"}}); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -238,7 +192,7 @@ func TestSuiteGuardRailConcurrentNames(t *testing.T) {
 			if i%2 == 1 {
 				f = b
 			}
-			code, _ := grCall(t, f, "POST", "/api/guardrail/policies", key, fmt.Sprintf(`{"name":"Same %s","rules":[{"operator":"eq","field":"n","value":%d}]}`,
+			code, _ := rawCall(t, f, "POST", "/api/guardrail/policies", key, fmt.Sprintf(`{"name":"Same %s","rules":[{"operator":"eq","field":"n","value":%d}]}`,
 				[]string{"name", "NAME"}[i%2], i))
 			mu.Lock()
 			results[code]++
@@ -250,20 +204,20 @@ func TestSuiteGuardRailConcurrentNames(t *testing.T) {
 		t.Fatalf("results: %v", results)
 	}
 	// the instance that did not create it sees it at once, in checks too
-	_, body := grCall(t, b, "GET", "/api/guardrail/policies", key, "")
+	_, body := rawCall(t, b, "GET", "/api/guardrail/policies", key, "")
 	if body["total"] != float64(1) {
 		t.Fatalf("list on b: %v", body)
 	}
 	// b's cache of the organization's policies, filled before the next
 	// policy, sees it from the next check on
-	_, body = grCall(t, b, "POST", "/api/guardrail/check", key, `{"agent_id":"x","proposed_action":{"type":"t","m":1}}`)
+	_, body = rawCall(t, b, "POST", "/api/guardrail/check", key, `{"agent_id":"x","proposed_action":{"type":"t","m":1}}`)
 	if body["decision"] != "allow" {
 		t.Fatalf("before: %v", body)
 	}
-	if code, body := grCall(t, a, "POST", "/api/guardrail/policies", key, `{"name":"m","rules":[{"operator":"eq","field":"m","value":1}]}`); code != 201 {
+	if code, body := rawCall(t, a, "POST", "/api/guardrail/policies", key, `{"name":"m","rules":[{"operator":"eq","field":"m","value":1}]}`); code != 201 {
 		t.Fatalf("create on a: %d %v", code, body)
 	}
-	_, body = grCall(t, b, "POST", "/api/guardrail/check", key, `{"agent_id":"x","proposed_action":{"type":"t","m":1}}`)
+	_, body = rawCall(t, b, "POST", "/api/guardrail/check", key, `{"agent_id":"x","proposed_action":{"type":"t","m":1}}`)
 	if body["decision"] != "deny" {
 		t.Fatalf("after: %v", body)
 	}
@@ -276,7 +230,7 @@ func TestSuiteGuardRailConcurrentChecks(t *testing.T) {
 	f.start(t)
 	key, _ := keyWithRole(t, apikey.Owner)
 	waitKey(t, f, key)
-	_, body := grCall(t, f, "GET", "/api/guardrail/policies", key, "")
+	_, body := rawCall(t, f, "GET", "/api/guardrail/policies", key, "")
 	start := body["credits_remaining"].(float64)
 	const n = 40
 	var (
@@ -289,7 +243,7 @@ func TestSuiteGuardRailConcurrentChecks(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			code, body := grCall(t, f, "POST", "/api/guardrail/check", key, fmt.Sprintf(`{"agent_id":"c%d","proposed_action":{"type":"t"}}`, i))
+			code, body := rawCall(t, f, "POST", "/api/guardrail/check", key, fmt.Sprintf(`{"agent_id":"c%d","proposed_action":{"type":"t"}}`, i))
 			if code != 200 {
 				t.Errorf("check %d: %d %v", i, code, body)
 				return
@@ -309,7 +263,7 @@ func TestSuiteGuardRailConcurrentChecks(t *testing.T) {
 			t.Fatalf("no check was answered the balance %v: %v", start-float64(i), seen)
 		}
 	}
-	_, body = grCall(t, f, "GET", "/api/guardrail/decisions?limit=100", key, "")
+	_, body = rawCall(t, f, "GET", "/api/guardrail/decisions?limit=100", key, "")
 	if body["total"] != float64(n) || body["credits_remaining"] != start-n {
 		t.Fatalf("after: %v", body)
 	}
@@ -333,7 +287,7 @@ func TestSuiteGuardRailGroupShortOfCredits(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			code, _ := grCall(t, f, "POST", "/api/guardrail/check", key, fmt.Sprintf(`{"agent_id":"s%d","proposed_action":{"type":"t"}}`, i))
+			code, _ := rawCall(t, f, "POST", "/api/guardrail/check", key, fmt.Sprintf(`{"agent_id":"s%d","proposed_action":{"type":"t"}}`, i))
 			mu.Lock()
 			codes[code]++
 			mu.Unlock()
@@ -343,7 +297,7 @@ func TestSuiteGuardRailGroupShortOfCredits(t *testing.T) {
 	if codes[200] != 5 || codes[402] != 7 {
 		t.Fatalf("statuses %v", codes)
 	}
-	_, body := grCall(t, f, "GET", "/api/guardrail/decisions", key, "")
+	_, body := rawCall(t, f, "GET", "/api/guardrail/decisions", key, "")
 	if body["total"] != float64(5) || body["credits_remaining"] != float64(0) {
 		t.Fatalf("after: %v", body)
 	}

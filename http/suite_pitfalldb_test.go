@@ -10,9 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"svc/commands"
 	"svc/domain/apikey"
-	"svc/domain/credit"
 	"svc/domain/pitfalldb"
 	"svc/eventstore"
 	"svc/projections"
@@ -302,15 +300,7 @@ func TestSuitePitfallDBRefusals(t *testing.T) {
 		t.Errorf("stats without a key: %d %v", code, body)
 	}
 	// a balance of 1 does not cover a query (2 credits); reports and stats stay free
-	ctx := context.Background()
-	repos := commands.NewRepositories(store)
-	ledger, err := repos.Ledgers.Get(ctx, orgID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := commands.NewChargeCreditsHandler(repos).Handle(ctx, commands.ChargeCredits{Charge: credit.Charged{OrgID: orgID, Amount: ledger.Balance() - 1, Reason: "test"}}); err != nil {
-		t.Fatal(err)
-	}
+	drainTo(t, orgID, 1)
 	code, body := f.call(t, "POST", "/api/pitfalldb/query", key, map[string]any{"task_type": "web_scraping"})
 	if code != 402 || body["error"] != "insufficient_credits" {
 		t.Fatalf("query with 1 credit: %d %v", code, body)

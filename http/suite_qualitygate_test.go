@@ -14,49 +14,9 @@ import (
 	"svc/commands"
 	"svc/commands/suite"
 	"svc/domain/apikey"
-	"svc/domain/credit"
 	httpapi "svc/http"
 	"svc/projections"
 )
-
-// qgCall calls a QualityGate route with a raw JSON body ("" for none).
-func qgCall(t *testing.T, f *fixture, method, path, key, body string) (int, map[string]any) {
-	t.Helper()
-	var b any
-	if body != "" {
-		b = json.RawMessage(body)
-	}
-	return f.call(t, method, path, key, b)
-}
-
-// qgWantError checks a refusal's status, code and envelope, and that a
-// 400's message names field.
-func qgWantError(t *testing.T, what string, code int, body map[string]any, wantCode int, wantError, field string) {
-	t.Helper()
-	if code != wantCode || body["error"] != wantError {
-		t.Fatalf("%s: %d %v, want %d %s", what, code, body, wantCode, wantError)
-	}
-	if field != "" && !strings.Contains(fmt.Sprint(body["message"]), field) {
-		t.Fatalf("%s: message %q does not name %s", what, body["message"], field)
-	}
-	if rid, _ := body["request_id"].(string); !strings.HasPrefix(rid, "req_") || body["status"] != float64(wantCode) {
-		t.Fatalf("%s: envelope %v", what, body)
-	}
-}
-
-// qgLeave charges orgID's balance down to left credits.
-func qgLeave(t *testing.T, orgID string, left int64) {
-	t.Helper()
-	ctx := context.Background()
-	repos := commands.NewRepositories(store)
-	l, err := repos.Ledgers.Get(ctx, orgID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := commands.NewChargeCreditsHandler(repos).Handle(ctx, commands.ChargeCredits{Charge: credit.Charged{OrgID: orgID, Amount: l.Balance() - left, Reason: "test"}}); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func qgIssues(t *testing.T, body map[string]any) []map[string]any {
 	t.Helper()
@@ -75,7 +35,7 @@ func TestSuiteQualityGateValidate(t *testing.T) {
 	waitKey(t, f, key)
 
 	// directives in words and as objects: pattern checks, 1 credit
-	code, body := qgCall(t, f, "POST", "/api/qualitygate/validate", key, `{
+	code, body := rawCall(t, f, "POST", "/api/qualitygate/validate", key, `{
 		"output": "Our plan covers pricing.\nAcme is not a threat.",
 		"directives": ["must include pricing", "must not mention Acme", {"type":"max_length","value":3,"name":"short"}, {"type":"must_match","value":"plan"}]}`)
 	if code != 200 || body["verdict"] != "fail" || body["checks_verdict"] != "fail" || body["credits_used"] != float64(1) || body["fallback_behavior"] != "none" {
@@ -111,7 +71,7 @@ func TestSuiteQualityGateValidate(t *testing.T) {
 	balance := body["credits_remaining"].(float64)
 
 	// a JSON Schema: the violation's path, line and column
-	code, body = qgCall(t, f, "POST", "/api/qualitygate/validate", key, `{"output": "{\n  \"name\": 7\n}",
+	code, body = rawCall(t, f, "POST", "/api/qualitygate/validate", key, `{"output": "{\n  \"name\": 7\n}",
 		"schema": {"type":"object","required":["name","age"],"properties":{"name":{"type":"string"}}}}`)
 	issues = qgIssues(t, body)
 	if code != 200 || body["verdict"] != "fail" || len(issues) != 2 || body["credits_remaining"] != balance-1 {
@@ -137,13 +97,13 @@ func TestSuiteQualityGateValidate(t *testing.T) {
 		{"python", "def f(:\n    pass\n"}, {"javascript", "const = 1;"}, {"typescript", "let x: = 1;"}, {"json", "{\"a\": }"},
 	} {
 		b, _ := json.Marshal(map[string]any{"output": c.code, "language": c.lang})
-		code, body = qgCall(t, f, "POST", "/api/qualitygate/validate", key, string(b))
+		code, body = rawCall(t, f, "POST", "/api/qualitygate/validate", key, string(b))
 		issues = qgIssues(t, body)
 		if code != 200 || body["verdict"] != "fail" || len(issues) == 0 || issues[0]["line"] != float64(1) || issues[0]["check_type"] != "code_syntax" {
 			t.Fatalf("%s: %d %v", c.lang, code, body)
 		}
 	}
-	code, body = qgCall(t, f, "POST", "/api/qualitygate/validate", key, `{"output":"x = [1, 2]\nprint(x)\n","language":"py"}`)
+	code, body = rawCall(t, f, "POST", "/api/qualitygate/validate", key, `{"output":"x = [1, 2]\nprint(x)\n","language":"py"}`)
 	if code != 200 || body["verdict"] != "pass" || body["score"] != float64(100) || len(qgIssues(t, body)) != 0 || body["suggested_prompt_addition"] != "" {
 		t.Fatalf("valid python: %d %v", code, body)
 	}
@@ -151,18 +111,18 @@ func TestSuiteQualityGateValidate(t *testing.T) {
 	// LLM checks: 8 credits, deterministic offline
 	before := body["credits_remaining"].(float64)
 	req := `{"output":"This is a STUPID plan and it is GUARANTEED to work!!","check_types":["tone"]}`
-	code, body = qgCall(t, f, "POST", "/api/qualitygate/validate", key, req)
+	code, body = rawCall(t, f, "POST", "/api/qualitygate/validate", key, req)
 	if code != 200 || body["credits_used"] != float64(8) || body["credits_remaining"] != before-8 || body["verdict"] != "fail" {
 		t.Fatalf("tone: %d %v", code, body)
 	}
 	first := qgIssues(t, body)
-	_, again := qgCall(t, f, "POST", "/api/qualitygate/validate", key, req)
+	_, again := rawCall(t, f, "POST", "/api/qualitygate/validate", key, req)
 	if fmt.Sprint(first) != fmt.Sprint(qgIssues(t, again)) || again["score"] != body["score"] {
 		t.Fatalf("not deterministic: %v / %v", first, again["issues"])
 	}
 
 	// override: pass, issues kept, reason recorded
-	code, body = qgCall(t, f, "POST", "/api/qualitygate/validate", key,
+	code, body = rawCall(t, f, "POST", "/api/qualitygate/validate", key,
 		`{"output":"nothing","directives":["must include pricing"],"override":true,"override_reason":"reviewed by a human"}`)
 	if code != 200 || body["verdict"] != "pass" || body["checks_verdict"] != "fail" || body["override"] != true ||
 		body["override_reason"] != "reviewed by a human" || len(qgIssues(t, body)) != 1 || !strings.Contains(body["recommendation"].(string), "Overridden") {
@@ -193,25 +153,25 @@ func TestSuiteQualityGateValidate(t *testing.T) {
 		{`{"output":"x","directives":["x"],"override":true,"override_reason":"  "}`, "override_reason"},
 		{`{"output":"x","directives":["x"],"override":"yes"}`, "override"},
 	} {
-		code, body := qgCall(t, f, "POST", "/api/qualitygate/validate", key, c.body)
-		qgWantError(t, c.body, code, body, http.StatusBadRequest, "invalid_request", c.field)
+		code, body := rawCall(t, f, "POST", "/api/qualitygate/validate", key, c.body)
+		wantSuiteError(t, c.body, code, body, http.StatusBadRequest, "invalid_request", c.field)
 	}
-	code, body = qgCall(t, f, "POST", "/api/qualitygate/validate", "", `{"output":"x","directives":["x"]}`)
-	qgWantError(t, "no key", code, body, 401, "missing_api_key", "")
-	code, body = qgCall(t, f, "POST", "/api/qualitygate/validate", "svc_live_nope", `{"output":"x","directives":["x"]}`)
-	qgWantError(t, "bad key", code, body, 401, "invalid_api_key", "")
+	code, body = rawCall(t, f, "POST", "/api/qualitygate/validate", "", `{"output":"x","directives":["x"]}`)
+	wantSuiteError(t, "no key", code, body, 401, "missing_api_key", "")
+	code, body = rawCall(t, f, "POST", "/api/qualitygate/validate", "svc_live_nope", `{"output":"x","directives":["x"]}`)
+	wantSuiteError(t, "bad key", code, body, 401, "invalid_api_key", "")
 
 	// 402: 5 credits pay a pattern check, not an LLM check
-	qgLeave(t, orgID, 5)
-	code, body = qgCall(t, f, "POST", "/api/qualitygate/validate", key, `{"output":"calm words","check_types":["tone"]}`)
-	qgWantError(t, "LLM check on 5 credits", code, body, http.StatusPaymentRequired, "insufficient_credits", "")
-	code, body = qgCall(t, f, "POST", "/api/qualitygate/validate", key, `{"output":"calm words","directives":["calm"]}`)
+	drainTo(t, orgID, 5)
+	code, body = rawCall(t, f, "POST", "/api/qualitygate/validate", key, `{"output":"calm words","check_types":["tone"]}`)
+	wantSuiteError(t, "LLM check on 5 credits", code, body, http.StatusPaymentRequired, "insufficient_credits", "")
+	code, body = rawCall(t, f, "POST", "/api/qualitygate/validate", key, `{"output":"calm words","directives":["calm"]}`)
 	if code != 200 || body["credits_remaining"] != float64(4) {
 		t.Fatalf("pattern check on 5 credits: %d %v", code, body)
 	}
-	qgLeave(t, orgID, 0)
-	code, body = qgCall(t, f, "POST", "/api/qualitygate/validate", key, `{"output":"calm words","directives":["calm"]}`)
-	qgWantError(t, "drained", code, body, http.StatusPaymentRequired, "insufficient_credits", "")
+	drainTo(t, orgID, 0)
+	code, body = rawCall(t, f, "POST", "/api/qualitygate/validate", key, `{"output":"calm words","directives":["calm"]}`)
+	wantSuiteError(t, "drained", code, body, http.StatusPaymentRequired, "insufficient_credits", "")
 }
 
 func TestSuiteQualityGateTrends(t *testing.T) {
@@ -220,7 +180,7 @@ func TestSuiteQualityGateTrends(t *testing.T) {
 	key, _ := keyWithRole(t, apikey.Owner)
 	waitKey(t, f, key)
 
-	code, body := qgCall(t, f, "GET", "/api/qualitygate/trends", key, "")
+	code, body := rawCall(t, f, "GET", "/api/qualitygate/trends", key, "")
 	if code != 200 || body["total_validations"] != float64(0) || body["period_days"] != float64(30) || body["average_score"] != nil ||
 		body["credits_used"] != float64(0) || body["check_type"] != nil {
 		t.Fatalf("empty trends: %d %v", code, body)
@@ -236,11 +196,11 @@ func TestSuiteQualityGateTrends(t *testing.T) {
 		`{"output":"none","directives":["must include SLA"],"override":true,"override_reason":"fine"}`, // fail, overridden
 		`{"output":"print(1)","language":"python"}`,                                                    // pass
 	} {
-		if code, body := qgCall(t, f, "POST", "/api/qualitygate/validate", key, b); code != 200 {
+		if code, body := rawCall(t, f, "POST", "/api/qualitygate/validate", key, b); code != 200 {
 			t.Fatalf("validate %s: %d %v", b, code, body)
 		}
 	}
-	code, body = qgCall(t, f, "GET", "/api/qualitygate/trends?days=7", key, "")
+	code, body = rawCall(t, f, "GET", "/api/qualitygate/trends?days=7", key, "")
 	if code != 200 || body["total_validations"] != float64(4) || body["passed"] != float64(2) || body["failed"] != float64(2) ||
 		body["overridden"] != float64(1) || body["pass_rate"] != 0.5 || body["fail_rate"] != 0.5 || body["override_rate"] != 0.25 ||
 		body["period_days"] != float64(7) {
@@ -254,7 +214,7 @@ func TestSuiteQualityGateTrends(t *testing.T) {
 	if d := body["daily"].([]any); len(d) != 1 || d[0].(map[string]any)["total"] != float64(4) {
 		t.Fatalf("daily %v", d)
 	}
-	code, body = qgCall(t, f, "GET", "/api/qualitygate/trends?check_type=code_syntax", key, "")
+	code, body = rawCall(t, f, "GET", "/api/qualitygate/trends?check_type=code_syntax", key, "")
 	if code != 200 || body["total_validations"] != float64(1) || body["check_type"] != "code_syntax" || len(body["by_check_type"].([]any)) != 1 {
 		t.Fatalf("trends of code_syntax: %d %v", code, body)
 	}
@@ -262,13 +222,13 @@ func TestSuiteQualityGateTrends(t *testing.T) {
 	for _, c := range []struct{ query, field string }{
 		{"days=0", "days"}, {"days=91", "days"}, {"days=2.5", "days"}, {"days=week", "days"}, {"check_type=vibes", "check_type"},
 	} {
-		code, body := qgCall(t, f, "GET", "/api/qualitygate/trends?"+c.query, key, "")
-		qgWantError(t, c.query, code, body, http.StatusBadRequest, "invalid_request", c.field)
+		code, body := rawCall(t, f, "GET", "/api/qualitygate/trends?"+c.query, key, "")
+		wantSuiteError(t, c.query, code, body, http.StatusBadRequest, "invalid_request", c.field)
 	}
-	code, body = qgCall(t, f, "GET", "/api/qualitygate/trends", "", "")
-	qgWantError(t, "no key", code, body, 401, "missing_api_key", "")
-	code, body = qgCall(t, f, "GET", "/api/qualitygate/trends", "svc_live_nope", "")
-	qgWantError(t, "bad key", code, body, 401, "invalid_api_key", "")
+	code, body = rawCall(t, f, "GET", "/api/qualitygate/trends", "", "")
+	wantSuiteError(t, "no key", code, body, 401, "missing_api_key", "")
+	code, body = rawCall(t, f, "GET", "/api/qualitygate/trends", "svc_live_nope", "")
+	wantSuiteError(t, "bad key", code, body, 401, "invalid_api_key", "")
 }
 
 // downLLM fails every call, as a provider that is down.
@@ -295,7 +255,7 @@ func TestSuiteQualityGateLLMDown(t *testing.T) {
 	key, _ := keyWithRole(t, apikey.Owner)
 	waitKey(t, f, key)
 
-	code, body := qgCall(t, f, "POST", "/api/qualitygate/validate", key,
+	code, body := rawCall(t, f, "POST", "/api/qualitygate/validate", key,
 		`{"output":"pricing","directives":["must include pricing"],"check_types":["tone","factual_claims"]}`)
 	if code != 200 || body["credits_used"] != float64(1) || body["fallback_behavior"] != suite.FallbackLLMSkipped || body["verdict"] != "pass" {
 		t.Fatalf("LLM down: %d %v", code, body)

@@ -27,6 +27,23 @@ func mcpSDK(t *testing.T) string {
 	return sdk
 }
 
+// runClient runs the TypeScript client script of testdata/mcpclient with
+// env and returns what it printed.
+func runClient(t *testing.T, script string, env ...string) []byte {
+	t.Helper()
+	cmd := exec.Command("node", filepath.Join("testdata", "mcpclient", script))
+	cmd.Env = append(os.Environ(), env...)
+	raw, err := cmd.Output()
+	if err != nil {
+		var stderr string
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		t.Fatalf("the TypeScript client %s failed: %v\n%s", script, err, stderr)
+	}
+	return raw
+}
+
 // toolCall is what the TypeScript client saw of one tool call.
 type toolCall struct {
 	IsError    bool           `json:"isError"`
@@ -42,16 +59,7 @@ func TestSuiteToolServerTypeScriptClient(t *testing.T) {
 	sdk := mcpSDK(t)
 	s := sharedServer(t)
 	a := s.signup(t, nil)
-	cmd := exec.Command("node", filepath.Join("testdata", "mcpclient", "suite.mjs"))
-	cmd.Env = append(os.Environ(), "MCP_URL="+s.base+"/api/mcp", "MCP_KEY="+a.Key, "MCP_SDK="+sdk)
-	raw, err := cmd.Output()
-	if err != nil {
-		var stderr string
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = string(ee.Stderr)
-		}
-		t.Fatalf("the TypeScript client failed: %v\n%s", err, stderr)
-	}
+	raw := runClient(t, "suite.mjs", "MCP_URL="+s.base+"/api/mcp", "MCP_KEY="+a.Key, "MCP_SDK="+sdk)
 	var out struct {
 		Server struct {
 			Name string `json:"name"`
@@ -134,16 +142,7 @@ func TestWorkflowMCPTypeScriptClient(t *testing.T) {
 	sdk := mcpSDK(t)
 	s := sharedServer(t)
 	a := s.signup(t, nil)
-	cmd := exec.Command("node", filepath.Join("testdata", "mcpclient", "rigor.mjs"))
-	cmd.Env = append(os.Environ(), "MCP_URL="+s.base+"/api/mcp/rigor", "MCP_KEY="+a.Key, "MCP_SDK="+sdk)
-	raw, err := cmd.Output()
-	if err != nil {
-		var stderr string
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = string(ee.Stderr)
-		}
-		t.Fatalf("the TypeScript client failed: %v\n%s", err, stderr)
-	}
+	raw := runClient(t, "rigor.mjs", "MCP_URL="+s.base+"/api/mcp/rigor", "MCP_KEY="+a.Key, "MCP_SDK="+sdk)
 	var out struct {
 		Tools []string `json:"tools"`
 		Plan  struct {

@@ -231,27 +231,15 @@ func (r blindResult) log(t *testing.T, name string) {
 // TestBlindDevelopment measures the seven development sets,
 // blind/dev.jsonl to dev7.jsonl (lines shown with -v).
 func TestBlindDevelopment(t *testing.T) {
-	r := runBlind(t, "blind/dev.jsonl", testing.Verbose(), current)
-	r.log(t, "dev")
-	r.hold(t, "dev", devFloors)
-	r2 := runBlind(t, "blind/dev2.jsonl", testing.Verbose(), current)
-	r2.log(t, "dev2")
-	r2.hold(t, "dev2", dev2Floors)
-	r3 := runBlind(t, "blind/dev3.jsonl", testing.Verbose(), current)
-	r3.log(t, "dev3")
-	r3.hold(t, "dev3", dev3Floors)
-	r4 := runBlind(t, "blind/dev4.jsonl", testing.Verbose(), current)
-	r4.log(t, "dev4")
-	r4.hold(t, "dev4", dev4Floors)
-	r5 := runBlind(t, "blind/dev5.jsonl", testing.Verbose(), current)
-	r5.log(t, "dev5")
-	r5.hold(t, "dev5", dev5Floors)
-	r6 := runBlind(t, "blind/dev6.jsonl", testing.Verbose(), current)
-	r6.log(t, "dev6")
-	r6.hold(t, "dev6", dev6Floors)
-	r7 := runBlind(t, "blind/dev7.jsonl", testing.Verbose(), current)
-	r7.log(t, "dev7")
-	r7.hold(t, "dev7", dev7Floors)
+	for _, set := range []struct {
+		name string
+		f    floors
+	}{{"dev", devFloors}, {"dev2", dev2Floors}, {"dev3", dev3Floors}, {"dev4", dev4Floors}, {"dev5", dev5Floors},
+		{"dev6", dev6Floors}, {"dev7", dev7Floors}} {
+		r := runBlind(t, "blind/"+set.name+".jsonl", testing.Verbose(), current)
+		r.log(t, set.name)
+		r.hold(t, set.name, set.f)
+	}
 }
 
 // TestBlindHeldOut measures the frozen held-out set; it shows no line.
