@@ -281,6 +281,12 @@ const headSQL = `SELECT e.transaction_id::text AS tx_text, e.position FROM event
 WHERE e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
 ORDER BY e.transaction_id DESC, e.position DESC LIMIT 1`
 
+// HeadSQL is Head's query, for a statement that reads the head beside
+// something else (a projection's checkpoint, in one round trip): one row,
+// tx_text (the transaction id as text) and position, or none for an empty
+// log.
+const HeadSQL = headSQL
+
 // Head returns the last event ReadAll may return now, through db; false
 // for none. Every event up to it belongs to a transaction that has ended,
 // so no later read finds another event before it: a reader that looked

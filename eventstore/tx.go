@@ -3,6 +3,7 @@ package eventstore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -46,6 +47,41 @@ type Tx struct {
 	types   []string
 	streams []string
 	folds   []func(at time.Time) error
+	fences  []string
+}
+
+// Fence leaves read fences (migrations 0012) for callers: when the
+// transaction appended events, it upserts, before it commits, each
+// caller's fence of each type appended at the transaction's last
+// position, and the context's receipt notes them (event.Receipt.Fenced),
+// so a waiter can leave the wait for the callers' next requests. A caller
+// is an event actor ("key:<id>"); "" is skipped.
+func (t *Tx) Fence(callers ...string) {
+	for _, c := range callers {
+		if c != "" && !slices.Contains(t.fences, c) {
+			t.fences = append(t.fences, c)
+		}
+	}
+}
+
+// writeFences is Fence's upsert, in the transaction, in a fixed order
+// (two transactions fencing the same callers never deadlock).
+func (t *Tx) writeFences(ctx context.Context) error {
+	if len(t.fences) == 0 || t.last.IsZero() {
+		return nil
+	}
+	callers := slices.Sorted(slices.Values(t.fences))
+	types := slices.Compact(slices.Sorted(slices.Values(t.types)))
+	_, err := t.tx.Exec(ctx, `INSERT INTO read_fences (caller, event_type, transaction_id, position)
+		SELECT c, e, $3, $4 FROM unnest($1::text[]) AS c, unnest($2::text[]) AS e ORDER BY c, e
+		ON CONFLICT (caller, event_type) DO UPDATE SET transaction_id = excluded.transaction_id,
+			position = excluded.position, updated_at = now()
+		WHERE (read_fences.transaction_id, read_fences.position) < (excluded.transaction_id, excluded.position)`,
+		callers, types, int64(t.last.TransactionID), t.last.Global)
+	if err != nil {
+		return fmt.Errorf("eventstore: read fences: %w", err)
+	}
+	return nil
 }
 
 // Context is the context the transaction runs under.
@@ -98,7 +134,10 @@ func (s *Store) Run(ctx context.Context, opts TxOptions, fn func(*Tx) error) (ev
 		}
 		return pgx.BeginTxFunc(ctx, s.pool, txOpts, func(tx pgx.Tx) error {
 			t.tx = tx
-			return fn(t)
+			if err := fn(t); err != nil {
+				return err
+			}
+			return t.writeFences(ctx)
 		})
 	})
 	if err != nil {
@@ -106,7 +145,9 @@ func (s *Store) Run(ctx context.Context, opts TxOptions, fn func(*Tx) error) (ev
 	}
 	if !t.last.IsZero() {
 		s.notify(commit{types: t.types, streams: t.streams})
-		event.ReceiptFrom(ctx).Record(t.last, t.types...)
+		rc := event.ReceiptFrom(ctx)
+		rc.Record(t.last, t.types...)
+		rc.Fenced(t.fences...)
 	}
 	now := time.Now()
 	for _, fold := range t.folds {

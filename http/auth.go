@@ -78,6 +78,9 @@ func (s *Server) authenticated(o authOptions, h handlerFunc) http.Handler {
 }
 
 // principal returns the key's principal, nil for an unknown or revoked key.
+// Before it returns a principal it waits for what the key wrote earlier
+// to reach the read models the request reads (withReads): read-your-writes
+// for the operations that answer without waiting for them (decision 230).
 func (s *Server) principal(ctx context.Context, raw string) (*projections.Principal, error) {
 	if !apikey.LooksValid(raw) {
 		return nil, nil
@@ -86,6 +89,7 @@ func (s *Server) principal(ctx context.Context, raw string) (*projections.Princi
 	cached, gen, ok := s.keys.get(hash)
 	if ok {
 		s.keyUsage.Touch(cached.KeyID)
+		s.queries.AwaitFences(ctx, cached.Actor(), readsOf(ctx))
 		return cached, nil
 	}
 	p, err := s.queries.Principal(ctx, hash)
@@ -100,7 +104,29 @@ func (s *Server) principal(ctx context.Context, raw string) (*projections.Princi
 	}
 	s.keys.put(hash, &p, gen)
 	s.keyUsage.Touch(p.KeyID)
+	s.queries.AwaitFences(ctx, p.Actor(), readsOf(ctx))
 	return &p, nil
+}
+
+// readsKey carries what a request reads (withReads).
+type readsKey struct{}
+
+// withReads narrows what the request's key waits for before it runs
+// (principal: its caller's earlier writes, Queries.AwaitFences) to the
+// read models fed by the event types reads; an empty list waits for none
+// (a front door whose calls wait each for itself). Without it a request
+// waits for every read model its caller's writes fed.
+func withReads(ctx context.Context, reads []string) context.Context {
+	if reads == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, readsKey{}, reads)
+}
+
+// readsOf is what withReads recorded: nil for every read model.
+func readsOf(ctx context.Context) []string {
+	r, _ := ctx.Value(readsKey{}).([]string)
+	return r
 }
 
 // rateLimit applies the sliding per-minute window of the principal's org.

@@ -62,7 +62,7 @@ func testDeps(t *testing.T, st *eventstore.Store, runner *projections.Runner, li
 		LLM: offline.New(), Mail: sender, BaseURL: "http://test", Log: quiet, Consistency: queries,
 		Payments: testPayments(t),
 	})
-	products := suite.New(commands.NewRepositories(st), suite.Ports{LLM: offline.New(), Queries: queries, Consistency: queries, Log: quiet})
+	products := suite.New(commands.NewRepositories(st), suite.Ports{LLM: offline.New(), Queries: queries, Consistency: projections.NewFenced(queries), Log: quiet})
 	return httpapi.Deps{Commands: handlers, Queries: queries, Limiter: limiter, Log: quiet, Catalog: planner.Catalog(), Secrets: box,
 		Suite: products}
 }

@@ -121,7 +121,9 @@ func rigorListed(name string) bool {
 // mcpRigor is POST /api/mcp/rigor: a key first (401 in spec A's
 // envelope), then the SDK.
 func (s *Server) mcpRigor(w http.ResponseWriter, r *http.Request) error {
-	if _, err := s.keyPrincipal(r.Context(), r.Header.Get("x-api-key")); err != nil {
+	// each tool call is a request of its own route, which waits for the
+	// caller's writes it reads (withReads)
+	if _, err := s.keyPrincipal(withReads(r.Context(), []string{}), r.Header.Get("x-api-key")); err != nil {
 		return err
 	}
 	return serveJSONRPC(w, r, s.rigorMCP)

@@ -218,7 +218,8 @@ const latestMCPVersion = "2025-06-18"
 // mcpCall is POST /api/mcp: the key first (401 in the suite's envelope),
 // then the SDK's JSON-RPC handling.
 func (s *Server) mcpCall(w http.ResponseWriter, r *http.Request) error {
-	if _, err := s.suitePrincipal(r); err != nil {
+	// each tool call waits for the caller's writes its operation reads
+	if _, err := s.keyPrincipal(withReads(r.Context(), []string{}), r.Header.Get("x-api-key")); err != nil {
 		return err
 	}
 	// plain JSON-RPC clients (curl, spec C's examples) need not know the
@@ -359,7 +360,7 @@ func (s *Server) toolHandler(m *suiteMCP, name string) mcp.ToolHandler {
 		if !ok {
 			return toolError(ctx, suiteInvalid("action", "Unknown action "+action+"; tools/list names them.")), nil
 		}
-		p, err := s.toolPrincipal(ctx, req)
+		p, err := s.toolPrincipal(withReads(ctx, o.reads), req)
 		if err != nil {
 			return toolError(ctx, err), nil
 		}

@@ -50,13 +50,20 @@ type fixture struct {
 
 func newFixture(t *testing.T, limiter httpapi.Limiter, st *eventstore.Store) *fixture {
 	t.Helper()
+	return newPolledFixture(t, limiter, st, 10*time.Millisecond)
+}
+
+// newPolledFixture is newFixture with its projection runner polling every
+// poll: 0 is serve's setting (woken by appends only), for measurements.
+func newPolledFixture(t *testing.T, limiter httpapi.Limiter, st *eventstore.Store, poll time.Duration) *fixture {
+	t.Helper()
 	if limiter == nil {
 		limiter = memoryLimiter()
 	}
 	if st == nil {
 		st = store
 	}
-	runner := projections.NewRunner(st, quiet, projections.All(), projections.WithPoll(10*time.Millisecond))
+	runner := projections.NewRunner(st, quiet, projections.All(), projections.WithPoll(poll))
 	srv := httpapi.New(httpapi.Config{BaseURL: "http://test", Version: "test",
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}},
 		testDeps(t, st, runner, limiter))

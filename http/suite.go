@@ -64,6 +64,11 @@ type suiteOp struct {
 	status int
 	// floor is the lowest key role allowed ("" for any).
 	floor Role
+	// reads are the event types whose read models the operation reads:
+	// before it runs, it waits for the caller's earlier writes of those
+	// types to reach them (withReads). nil is every type (the safe
+	// default); an operation that reads no read model lists none.
+	reads []string
 	// run does the operation for the caller with params, a JSON object
 	// (the body of a POST, the query of a GET, the tool's params).
 	run func(ctx context.Context, c suiteCall) (suiteBody, suite.Receipt, error)
@@ -131,7 +136,7 @@ func (s *Server) suiteRoute(o suiteOp) http.Handler {
 }
 
 func (s *Server) serveSuite(w http.ResponseWriter, r *http.Request, o suiteOp) error {
-	p, err := s.suitePrincipal(r)
+	p, err := s.suitePrincipal(r.WithContext(withReads(r.Context(), o.reads)))
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,8 @@ import (
 func (s *Server) dedupqOps() []suiteOp {
 	return []suiteOp{
 		{action: "dedupq.check", method: http.MethodPost, path: "/api/dedupq/check", status: http.StatusOK, run: s.dedupqCheck,
+			// the entry streams decide; the semantic index reads the results
+			reads: []string{dedupq.EventCompleted},
 			doc: apiOp{tag: tagDedupQ, summary: "Check whether a task was already done",
 				note: "1 credit. Tiers in order: the shared cache (Redis, exact), the content's entry in the database (db_exact: same text after case, spacing and edge punctuation are normalized), " +
 					"then the organization's results by embedding (vector, unless hash_only; cosine at least similarity_threshold, default 0.92, and refused when numbers, on/off words, negation, named entities, dates or a from-to direction differ). " +

@@ -56,7 +56,7 @@ func TestSuiteDedupQBench(t *testing.T) {
 	if v, err := strconv.Atoi(os.Getenv("SVC_BENCH_DEDUPQ_SAMPLES")); err == nil && v > 0 {
 		samples = v
 	}
-	f := newFixture(t, dedupqNoLimit{}, nil)
+	f := newPolledFixture(t, dedupqNoLimit{}, nil, 0) // the runner as serve runs it: no idle poll
 	f.start(t)
 	key, orgID := keyWithRole(t, apikey.Owner)
 	waitKey(t, f, key)

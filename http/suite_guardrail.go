@@ -16,7 +16,7 @@ import (
 func (s *Server) guardrailOps() []suiteOp {
 	return []suiteOp{
 		{action: "guardrail.check", method: http.MethodPost, path: "/api/guardrail/check", status: http.StatusOK,
-			run: s.guardrailCheck,
+			run: s.guardrailCheck, reads: []string{guardrail.EventPolicyCreated}, // the policies read model
 			doc: apiOp{tag: tagGuardRail, summary: "Check a proposed action against the organization's policies",
 				note: "1 credit. Deterministic, no LLM: the highest-priority policy whose rules all match decides (deny, or allow for an allow policy); none matching allows. " +
 					"Each decision is recorded as an event (audit_id). When the database is unavailable the check fails open: evaluated against the cached policies (allowed when none), not charged, not recorded, audit_id null and fallback_behavior saying so.",

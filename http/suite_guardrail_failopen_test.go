@@ -35,6 +35,11 @@ func TestSuiteGuardRailFailsOpen(t *testing.T) {
 	if code, body := rawCall(t, f, "POST", "/api/guardrail/policies", key, bigSpend); code != 201 {
 		t.Fatalf("create: %d %v", code, body)
 	}
+	// the key's next request waits for the policy to reach the read model
+	// (read fences, decision 230); the checks below call the suite directly
+	if code, body := rawCall(t, f, "GET", "/api/guardrail/policies", key, ""); code != 200 {
+		t.Fatalf("list: %d %v", code, body)
+	}
 	ctx := context.Background()
 	live := suiteOver(store)
 	caller := suite.Caller{OrgID: orgID, KeyID: "k"}

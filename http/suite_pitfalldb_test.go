@@ -77,6 +77,10 @@ func TestSuitePitfallDBReportVerifyQuery(t *testing.T) {
 	if second["verified"] != true || second["linked_pitfall_id"] != first["linked_pitfall_id"] {
 		t.Fatalf("second report %v, first %v", second, first)
 	}
+	// the reporter's own next request reflects its report (read fences,
+	// decision 230); another organization's reads it once the read model
+	// has it, which the reporter's read has waited for
+	pitfallQuery(t, f, b, map[string]any{"task_type": tt})
 	body, ps := pitfallQuery(t, f, a, map[string]any{"task_type": tt, "filters": map[string]any{"language": "python"}})
 	var got map[string]any
 	for _, p := range ps {

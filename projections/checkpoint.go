@@ -42,6 +42,41 @@ func scanCheckpoint(row pgx.Row) (Checkpoint, error) {
 	return c, nil
 }
 
+// lockActiveWithHead is lockCheckpoint of name's active generation, skipping
+// a row another runner holds, with the log's head (eventstore.Head) read in
+// the same statement: one round trip where a live step took two. The head
+// is read at the statement's start, before the lock is granted: an earlier
+// head than a statement after it would read, which only moves the
+// checkpoint less far. hasHead is false for an empty log.
+func lockActiveWithHead(ctx context.Context, tx pgx.Tx, name string) (c Checkpoint, head event.Position, ok, hasHead bool, err error) {
+	var (
+		txText, headTx *string
+		headPos        *int64
+	)
+	err = tx.QueryRow(ctx, `SELECT c.name, c.generation, c.active, c.transaction_id::text, c.position, c.events_applied, c.updated_at,
+		c.schema_version, h.tx_text, h.position
+		FROM projection_checkpoints c LEFT JOIN LATERAL (`+eventstore.HeadSQL+`) h ON true
+		WHERE c.name = $1 AND c.active FOR UPDATE OF c SKIP LOCKED`, name).
+		Scan(&c.Name, &c.Generation, &c.Active, &txText, &c.Position.Global, &c.EventsApplied, &c.UpdatedAt, &c.SchemaVersion, &headTx, &headPos)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Checkpoint{}, event.Position{}, false, false, nil
+	}
+	if err != nil {
+		return Checkpoint{}, event.Position{}, false, false, fmt.Errorf("lock checkpoint %s: %w", name, err)
+	}
+	if c.Position.TransactionID, err = strconv.ParseUint(*txText, 10, 64); err != nil {
+		return Checkpoint{}, event.Position{}, false, false, fmt.Errorf("checkpoint transaction id %q: %w", *txText, err)
+	}
+	if headTx == nil || headPos == nil {
+		return c, event.Position{}, true, false, nil
+	}
+	if head.TransactionID, err = strconv.ParseUint(*headTx, 10, 64); err != nil {
+		return Checkpoint{}, event.Position{}, false, false, fmt.Errorf("head transaction id %q: %w", *headTx, err)
+	}
+	head.Global = *headPos
+	return c, head, true, true, nil
+}
+
 // lockCheckpoint locks one generation's row; ok is false when it is missing
 // or (with skipLocked) held by another runner.
 func lockCheckpoint(ctx context.Context, tx pgx.Tx, name string, generation int, skipLocked bool) (Checkpoint, bool, error) {

@@ -30,6 +30,9 @@ type Queries struct {
 	// principalHooks run when a command fed a principal read model
 	// (OnPrincipalsWritten).
 	principalHooks []func()
+	// fenceReads share the reads of a caller's read fences among its
+	// concurrent requests (AwaitFences)
+	fenceReads Waves[string, []fence]
 }
 
 // QueriesOption configures Queries.

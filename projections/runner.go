@@ -287,12 +287,19 @@ func (r *Runner) step(ctx context.Context, p Projection, mode look) (int, error)
 	}
 	// a read model is derived data: see applyBatch on synchronous_commit
 	err = pgx.BeginTxFunc(ctx, r.store.Pool(), pgx.TxOptions{BeginQuery: eventstore.BeginAsync}, func(tx pgx.Tx) error {
-		var ok bool
-		before, ok, err = lockCheckpoint(ctx, tx, p.Name(), 0, true)
+		var (
+			head        event.Position
+			ok, hasHead bool
+		)
+		before, head, ok, hasHead, err = lockActiveWithHead(ctx, tx, p.Name())
 		if err != nil || !ok {
 			return err
 		}
-		applied, cp, err = r.applyLive(ctx, tx, p, before)
+		cp = before
+		if !hasHead {
+			return nil
+		}
+		applied, cp, err = r.applyLive(ctx, tx, p, before, head)
 		return err
 	})
 	if err != nil {
@@ -335,14 +342,13 @@ func (r *Runner) caughtUp(ctx context.Context, p Projection, all bool) (bool, er
 }
 
 // applyLive is a live runner's batch: it reads only the events p reads,
-// up to the visible head, applies them and saves the checkpoint, in tx:
+// up to head (the visible head), applies them and saves the checkpoint, in tx:
 // at the last event read when the batch is full, else at the head, so the
 // checkpoint passes the events p does not read without reading them. It
 // returns how many events it applied.
-func (r *Runner) applyLive(ctx context.Context, tx pgx.Tx, p Projection, cp Checkpoint) (int, Checkpoint, error) {
-	head, ok, err := eventstore.Head(ctx, tx)
-	if err != nil || !ok || cp.Position.Reached(head) {
-		return 0, cp, err
+func (r *Runner) applyLive(ctx context.Context, tx pgx.Tx, p Projection, cp Checkpoint, head event.Position) (int, Checkpoint, error) {
+	if cp.Position.Reached(head) {
+		return 0, cp, nil
 	}
 	events, err := r.store.ReadAll(ctx, tx, cp.Position, r.batch, eventstore.Filter{Types: p.EventTypes(), Until: head})
 	if err != nil {

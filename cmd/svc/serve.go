@@ -136,7 +136,9 @@ func runServe(ctx context.Context, args []string) error {
 	})
 	// The suite (spec C) shares the repositories; its semantic tiers use
 	// the provider's embeddings when configured, the local embedder else.
-	suitePorts := suite.Ports{Embedder: suiteEmbedder, LLM: provider, Queries: queries, Consistency: queries, Log: log}
+	// the suite answers from its own aggregates: its writes leave read
+	// fences for the caller's next requests instead of waiting (decision 230)
+	suitePorts := suite.Ports{Embedder: suiteEmbedder, LLM: provider, Queries: queries, Consistency: projections.NewFenced(queries), Log: log}
 	// DedupQ's cache tier: Redis when REDIS_URL is set (only a cache)
 	sharedCache, closeCache, err := cache.Open(cfg.RedisURL)
 	if err != nil {

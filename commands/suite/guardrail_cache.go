@@ -27,22 +27,10 @@ type PolicyCache struct {
 	mu   sync.RWMutex
 	orgs map[string]*cachedPolicies
 
-	fmu     sync.Mutex
-	flights map[string]*revisionReads
-}
-
-// revisionReads are an organization's reads of its policy revision: the
-// one running, and the next, which the checks that arrive meanwhile share
-// (one read per wave of checks, never one that started before a check
-// arrived: a policy created before it is always seen).
-type revisionReads struct {
-	running, next *revisionRead
-}
-
-type revisionRead struct {
-	done chan struct{}
-	rev  int64
-	err  error
+	// revisions share the reads of an organization's policy revision
+	// among the checks of a wave (never one that began before a check
+	// arrived: a policy created before it is always seen)
+	revisions projections.Waves[string, int64]
 }
 
 // cachedPolicies is one organization's policies at a revision.
@@ -57,55 +45,12 @@ type cachedPolicies struct {
 
 // NewPolicyCache returns an empty cache.
 func NewPolicyCache() *PolicyCache {
-	return &PolicyCache{orgs: map[string]*cachedPolicies{}, flights: map[string]*revisionReads{}}
+	return &PolicyCache{orgs: map[string]*cachedPolicies{}, revisions: projections.Waves[string, int64]{Bound: policyReadBound}}
 }
 
 // revision is orgID's policy revision, read after the call began.
 func (c *PolicyCache) revision(ctx context.Context, q *projections.Queries, orgID string) (int64, error) {
-	c.fmu.Lock()
-	st := c.flights[orgID]
-	if st == nil {
-		st = &revisionReads{}
-		c.flights[orgID] = st
-	}
-	if st.running == nil {
-		r := &revisionRead{done: make(chan struct{})}
-		st.running = r
-		c.fmu.Unlock()
-		c.read(ctx, q, orgID, st, r)
-		return r.rev, r.err
-	}
-	if r := st.next; r != nil { // a read that starts after this call: share it
-		c.fmu.Unlock()
-		<-r.done
-		return r.rev, r.err
-	}
-	r := &revisionRead{done: make(chan struct{})}
-	st.next = r
-	prev := st.running
-	c.fmu.Unlock()
-	<-prev.done
-	c.fmu.Lock()
-	st.running, st.next = r, nil
-	c.fmu.Unlock()
-	c.read(ctx, q, orgID, st, r)
-	return r.rev, r.err
-}
-
-// read runs r for the checks sharing it, under no one's cancellation.
-func (c *PolicyCache) read(ctx context.Context, q *projections.Queries, orgID string, st *revisionReads, r *revisionRead) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), policyReadBound)
-	defer cancel()
-	r.rev, r.err = q.GuardRailPolicyRevision(ctx, orgID)
-	close(r.done)
-	c.fmu.Lock()
-	defer c.fmu.Unlock()
-	if st.running == r {
-		st.running = nil
-		if st.next == nil && c.flights[orgID] == st {
-			delete(c.flights, orgID)
-		}
-	}
+	return c.revisions.Do(ctx, orgID, func(ctx context.Context) (int64, error) { return q.GuardRailPolicyRevision(ctx, orgID) })
 }
 
 func (c *PolicyCache) get(orgID string) *cachedPolicies {

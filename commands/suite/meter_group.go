@@ -192,6 +192,10 @@ func (m *Meter) transactGroup(group []*groupedOp) ([]Receipt, error) {
 	}
 	ctx, written := event.WithReceipt(ctx)
 	receipts := make([]Receipt, len(group))
+	callers := make([]string, len(group))
+	for i, p := range group {
+		callers[i] = event.MetadataFrom(p.ctx).Actor
+	}
 	var (
 		total int64
 		data  []event.Data
@@ -201,6 +205,7 @@ func (m *Meter) transactGroup(group []*groupedOp) ([]Receipt, error) {
 		data = append(data, p.data...)
 	}
 	_, err := m.repos.Store.Run(ctx, eventstore.TxOptions{Metadata: event.Metadata{OrgID: org}}, func(tx *eventstore.Tx) error {
+		tx.Fence(callers...)
 		if total > 0 {
 			ledger, err := commands.LoadLedger(tx, m.repos, org)
 			if err != nil {
@@ -240,8 +245,12 @@ func (m *Meter) transactGroup(group []*groupedOp) ([]Receipt, error) {
 		return nil, fmt.Errorf("%s: %w", lead.op, err)
 	}
 	if last := written.Last(); !last.IsZero() {
-		for _, p := range group {
-			event.ReceiptFrom(p.ctx).Record(last, written.Types()...)
+		for i, p := range group {
+			rc := event.ReceiptFrom(p.ctx)
+			rc.Record(last, written.Types()...)
+			if written.FencedFor(callers[i]) {
+				rc.Fenced(callers[i])
+			}
 		}
 	}
 	if total == 0 {

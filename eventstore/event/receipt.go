@@ -12,9 +12,11 @@ import (
 // caller reads it to wait until every read model those types feed has
 // caught up (read-your-writes), without the command naming them.
 type Receipt struct {
-	mu    sync.Mutex
-	last  Position
-	types map[string]bool
+	mu     sync.Mutex
+	last   Position
+	types  map[string]bool
+	writes int
+	fenced map[string]int // caller -> how many of the writes fenced it
 }
 
 type receiptKey struct{}
@@ -40,6 +42,7 @@ func (r *Receipt) Record(pos Position, types ...string) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.writes++
 	if r.last.Less(pos) {
 		r.last = pos
 	}
@@ -60,4 +63,31 @@ func (r *Receipt) Types() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Sorted(maps.Keys(r.types))
+}
+
+// Fenced notes that the write just recorded left read fences for callers
+// (eventstore.Tx.Fence); a nil receipt notes nothing.
+func (r *Receipt) Fenced(callers ...string) {
+	if r == nil || len(callers) == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.fenced == nil {
+		r.fenced = map[string]int{}
+	}
+	for _, c := range callers {
+		r.fenced[c]++
+	}
+}
+
+// FencedFor reports whether every write recorded left caller's read
+// fences (false when none was recorded).
+func (r *Receipt) FencedFor(caller string) bool {
+	if r == nil {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.writes > 0 && r.fenced[caller] == r.writes
 }
