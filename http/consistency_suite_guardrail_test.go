@@ -26,6 +26,32 @@ func guardrailWalks(t *testing.T, f *fixture) map[string]func(t *testing.T) {
 				t.Fatalf("the new policy is not listed: %v", body)
 			}
 		},
+		"DELETE guardrail.delete_policy": func(t *testing.T) {
+			waitKey(t, f, key)
+			const deny = `{"name":"Walk to delete","rules":[{"operator":"eq","field":"type","value":"deleted-walk"}]}`
+			code, body := rawCall(t, f, "POST", "/api/guardrail/policies", key, deny)
+			if code != 201 {
+				t.Fatalf("create: %d %v", code, body)
+			}
+			id := body["policy"].(map[string]any)["id"].(string)
+			if code, body = rawCall(t, f, "DELETE", "/api/guardrail/policies/"+id, key, ""); code != 200 ||
+				body["policy"].(map[string]any)["active"] != false {
+				t.Fatalf("delete: %d %v", code, body)
+			}
+			_, body = rawCall(t, f, "GET", "/api/guardrail/policies", key, "")
+			for _, p := range body["policies"].([]any) {
+				if p.(map[string]any)["id"] == id {
+					t.Fatalf("the deleted policy is listed: %v", body)
+				}
+			}
+			if _, body = rawCall(t, f, "POST", "/api/guardrail/check", key,
+				`{"agent_id":"walker","proposed_action":{"type":"deleted-walk"}}`); body["decision"] != "allow" {
+				t.Fatalf("the deleted policy still decides: %v", body)
+			}
+			if code, body = rawCall(t, f, "POST", "/api/guardrail/policies", key, deny); code != 201 {
+				t.Fatalf("the deleted policy's name is not free: %d %v", code, body)
+			}
+		},
 		"POST guardrail.check": func(t *testing.T) {
 			waitKey(t, f, key)
 			code, body := rawCall(t, f, "POST", "/api/guardrail/check", key, `{"agent_id":"walker","proposed_action":{"type":"walk"}}`)

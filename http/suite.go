@@ -152,6 +152,9 @@ func (s *Server) serveSuite(w http.ResponseWriter, r *http.Request, o suiteOp) e
 	if err != nil {
 		return err
 	}
+	if params, err = withPathVars(params, mux.Vars(r)); err != nil {
+		return err
+	}
 	body, receipt, err := o.run(r.Context(), suiteCall{caller: callerOf(*p, r), params: params})
 	if err != nil {
 		return err
@@ -250,6 +253,22 @@ func suiteParams(w http.ResponseWriter, r *http.Request) (json.RawMessage, error
 		return nil, suiteInvalid("", ae.Message)
 	}
 	return raw, nil
+}
+
+// withPathVars adds a route's path variables ({policy_id}) to its
+// parameters, over any of the same name (the path names the resource).
+func withPathVars(params json.RawMessage, vars map[string]string) (json.RawMessage, error) {
+	if len(vars) == 0 {
+		return params, nil
+	}
+	obj := map[string]json.RawMessage{}
+	if err := json.Unmarshal(params, &obj); err != nil {
+		return nil, suiteInvalid("", "The request body must be one JSON object.")
+	}
+	for k, v := range vars {
+		obj[k], _ = json.Marshal(v)
+	}
+	return json.Marshal(obj)
 }
 
 // decode reads the call's parameters into dst: a value of the wrong type

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/google/uuid"
+
 	"svc/commands/suite"
 	"svc/domain/apikey"
 	"svc/domain/guardrail"
@@ -16,7 +18,7 @@ import (
 func (s *Server) guardrailOps() []suiteOp {
 	return []suiteOp{
 		{action: "guardrail.check", method: http.MethodPost, path: "/api/guardrail/check", status: http.StatusOK,
-			run: s.guardrailCheck, reads: []string{guardrail.EventPolicyCreated}, // the policies read model
+			run: s.guardrailCheck, reads: guardrail.PolicyEventTypes, // the policies read model
 			doc: apiOp{tag: tagGuardRail, summary: "Check a proposed action against the organization's policies",
 				note: "1 credit. Deterministic, no LLM: the highest-priority policy whose rules all match decides (deny, or allow for an allow policy); none matching allows. " +
 					"Each decision is recorded as an event (audit_id). When the database is unavailable the check fails open: evaluated against the cached policies (allowed when none), not charged, not recorded, audit_id null and fallback_behavior saying so.",
@@ -36,6 +38,14 @@ func (s *Server) guardrailOps() []suiteOp {
 			doc: apiOp{tag: tagGuardRail, summary: "List the active policies",
 				note:    "Free. Ordered as checks evaluate them: higher priority first, then by name.",
 				replies: []reply{ok(http.StatusOK, "The active policies.", guardrailPoliciesResponse{})}}},
+		{action: "guardrail.delete_policy", method: http.MethodDelete, path: "/api/guardrail/policies/{policy_id}", status: http.StatusOK,
+			floor: apikey.Admin, run: s.guardrailDeletePolicy,
+			doc: apiOp{tag: tagGuardRail, summary: "Delete a policy",
+				note: "Free; beyond spec C. From the next check on, on every instance, the policy no longer applies, and its name may be given to a new policy; " +
+					"the decisions it made stay in the audit log. Deleting it again answers the same (a retry); an unknown id, or another organization's policy, is 404.",
+				pathParams: map[string]jsonSchema{"policy_id": {"type": "string", "format": "uuid", "description": "The policy's id."}},
+				replies:    []reply{ok(http.StatusOK, "The policy as it was, active false.", guardrailPolicyResponse{})},
+				errs:       []codes{errs(http.StatusNotFound, "not_found")}}},
 		{action: "guardrail.dry_run", method: http.MethodPost, path: "/api/guardrail/policies/dry-run", status: http.StatusOK,
 			floor: apikey.Admin, run: s.guardrailDryRun,
 			doc: apiOp{tag: tagGuardRail, summary: "Dry-run a draft policy against recorded checks",
@@ -64,6 +74,10 @@ func guardrailError(err error) error {
 		return suiteMissing(ie.Field)
 	case errors.As(err, &ie):
 		return suiteInvalid(ie.Field, ie.Message)
+	case errors.Is(err, guardrail.ErrPolicyNotFound):
+		return &suiteError{Status: http.StatusNotFound, Code: "not_found",
+			Message: "No policy of this organization has this id.",
+			Fix:     "List the policies with GET /api/guardrail/policies."}
 	case errors.Is(err, guardrail.ErrNameTaken):
 		return &suiteError{Status: http.StatusConflict, Code: "policy_name_conflict",
 			Message: "A policy of this organization already has this name (names are compared without regard to case).",
@@ -143,6 +157,28 @@ func (s *Server) guardrailCreatePolicy(ctx context.Context, c suiteCall) (suiteB
 		return nil, suite.Receipt{}, guardrailError(err)
 	}
 	return &guardrailPolicyResponse{Policy: policyView(res.Policy)}, res.Receipt, nil
+}
+
+func (s *Server) guardrailDeletePolicy(ctx context.Context, c suiteCall) (suiteBody, suite.Receipt, error) {
+	var p struct {
+		PolicyID *string `json:"policy_id"`
+	}
+	if err := c.decode(&p); err != nil {
+		return nil, suite.Receipt{}, err
+	}
+	if p.PolicyID == nil || *p.PolicyID == "" {
+		return nil, suite.Receipt{}, suiteMissing("policy_id")
+	}
+	if uuid.Validate(*p.PolicyID) != nil {
+		return nil, suite.Receipt{}, guardrailError(guardrail.ErrPolicyNotFound)
+	}
+	res, err := s.suite.GuardRail.DeletePolicy(ctx, suite.GuardRailDeletePolicy{Caller: c.caller, PolicyID: *p.PolicyID})
+	if err != nil {
+		return nil, suite.Receipt{}, guardrailError(err)
+	}
+	v := policyView(suite.GuardRailPolicy{PolicyCreated: res.Policy, CreatedAt: res.CreatedAt})
+	v.Active = false
+	return &guardrailPolicyResponse{Policy: v}, res.Receipt, nil
 }
 
 func (s *Server) guardrailListPolicies(ctx context.Context, c suiteCall) (suiteBody, suite.Receipt, error) {

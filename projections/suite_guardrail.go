@@ -17,10 +17,12 @@ func guardrailProjections() []Projection {
 	return []Projection{GuardRailPolicies{}, GuardRailDecisions{}}
 }
 
-// GuardRailPolicies is the read model of GuardRail's policies, and per
-// organization the revision of its policies (the position of its last
-// policy event): a cache of an organization's policies is current while
-// the revision it was read at is.
+// GuardRailPolicies is the read model of GuardRail's active policies, and
+// per organization the revision of its policies (how many policy events
+// it has had: a count, not a position, since the projection applies
+// events in commit order, which their positions need not follow): a cache
+// of an organization's policies is current while the revision it was
+// read at is.
 type GuardRailPolicies struct{}
 
 // Name implements Projection.
@@ -50,27 +52,36 @@ func (GuardRailPolicies) Tables() []Table {
 }
 
 // EventTypes implements Projection.
-func (GuardRailPolicies) EventTypes() []string { return []string{guardrail.EventPolicyCreated} }
+func (GuardRailPolicies) EventTypes() []string { return guardrail.PolicyEventTypes }
+
+// SchemaVersion implements Versioned: 2 counts the revision and applies
+// deletions.
+func (GuardRailPolicies) SchemaVersion() int { return 2 }
 
 // Apply implements Projection.
 func (GuardRailPolicies) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []event.Event) error {
 	policies, revisions := t.Of(guardrailPoliciesTable.Name), t.Of(guardrailRevisionsTable.Name)
 	b := &pgx.Batch{}
 	for _, e := range events {
-		d, ok := e.Payload.(guardrail.PolicyCreated)
-		if !ok {
+		var orgID string
+		switch d := e.Payload.(type) {
+		case guardrail.PolicyCreated:
+			spec, err := json.Marshal(d)
+			if err != nil {
+				return fmt.Errorf("guardrail policy %s: %w", d.PolicyID, err)
+			}
+			b.Queue(`INSERT INTO `+policies+` (policy_id, org_id, name, priority, spec, created_at)
+				VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (policy_id) DO NOTHING`,
+				d.PolicyID, d.OrgID, d.Name, d.Priority, spec, e.RecordedAt)
+			orgID = d.OrgID
+		case guardrail.PolicyDeleted:
+			b.Queue(`DELETE FROM `+policies+` WHERE policy_id = $1`, d.PolicyID)
+			orgID = d.OrgID
+		default:
 			continue
 		}
-		spec, err := json.Marshal(d)
-		if err != nil {
-			return fmt.Errorf("guardrail policy %s: %w", d.PolicyID, err)
-		}
-		b.Queue(`INSERT INTO `+policies+` (policy_id, org_id, name, priority, spec, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (policy_id) DO NOTHING`,
-			d.PolicyID, d.OrgID, d.Name, d.Priority, spec, e.RecordedAt)
-		b.Queue(`INSERT INTO `+revisions+` AS r (org_id, revision) VALUES ($1, $2)
-			ON CONFLICT (org_id) DO UPDATE SET revision = GREATEST(r.revision, EXCLUDED.revision)`,
-			d.OrgID, e.Position.Global)
+		b.Queue(`INSERT INTO `+revisions+` AS r (org_id, revision) VALUES ($1, 1)
+			ON CONFLICT (org_id) DO UPDATE SET revision = r.revision + 1`, orgID)
 	}
 	return sendBatch(ctx, tx, b)
 }

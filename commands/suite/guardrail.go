@@ -25,6 +25,7 @@ type GuardRail struct {
 
 	check        commands.Handler[GuardRailCheck, GuardRailDecision]
 	createPolicy commands.Handler[GuardRailCreatePolicy, GuardRailPolicyCreated]
+	deletePolicy commands.Handler[GuardRailDeletePolicy, GuardRailPolicyDeleted]
 }
 
 func newGuardRail(s *Suite) *GuardRail {
@@ -38,6 +39,7 @@ func newGuardRail(s *Suite) *GuardRail {
 	}
 	g.check = handle(s, g.doCheck)
 	g.createPolicy = handle(s, g.doCreatePolicy)
+	g.deletePolicy = handle(s, g.doDeletePolicy)
 	return g
 }
 

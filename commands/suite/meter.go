@@ -74,7 +74,9 @@ func (m *Meter) Run(ctx context.Context, c Caller, op domain.Op, write func(tx *
 	var balance int64
 	opts := eventstore.TxOptions{Metadata: event.Metadata{OrgID: c.OrgID}}
 	_, err := m.repos.Store.Run(ctx, opts, func(tx *eventstore.Tx) error {
-		tx.Fence(event.MetadataFrom(ctx).Actor) // the caller's next requests wait for the read models, not this answer
+		if !op.OrgWide() {
+			tx.Fence(event.MetadataFrom(ctx).Actor) // the caller's next requests wait for the read models, not this answer
+		}
 		if op.Credits > 0 {
 			ledger, err := commands.LoadLedger(tx, m.repos, c.OrgID)
 			if err != nil {

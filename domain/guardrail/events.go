@@ -11,9 +11,15 @@ import (
 // streams (guardrail-checks-<batch id>: the decisions of one transaction).
 const (
 	EventPolicyCreated      = "GuardRailPolicyCreated"
+	EventPolicyDeleted      = "GuardRailPolicyDeleted"
 	EventPolicyNameReserved = "GuardRailPolicyNameReserved"
+	EventPolicyNameReleased = "GuardRailPolicyNameReleased"
 	EventCheckDecided       = "GuardRailCheckDecided"
 )
+
+// PolicyEventTypes are the types that change an organization's set of
+// active policies: what a check's policies depend on.
+var PolicyEventTypes = []string{EventPolicyCreated, EventPolicyDeleted}
 
 // PolicyCreated is the data of GuardRailPolicyCreated: a policy as it was
 // accepted (validated, and its tests passed).
@@ -29,6 +35,22 @@ type PolicyCreated struct {
 	Tests       []TestCase `json:"tests"`
 	// CreatedBy is the key that created it.
 	CreatedBy string `json:"created_by,omitempty"`
+}
+
+// PolicyDeleted is the data of GuardRailPolicyDeleted: the policy no
+// longer applies to checks (its stream and the decisions it made stay).
+type PolicyDeleted struct {
+	PolicyID string `json:"policy_id"`
+	OrgID    string `json:"org_id"`
+	// DeletedBy is the key that deleted it.
+	DeletedBy string `json:"deleted_by,omitempty"`
+}
+
+// PolicyNameReleased is the data of GuardRailPolicyNameReleased: the
+// deleted policy no longer holds the name.
+type PolicyNameReleased struct {
+	PolicyID string `json:"policy_id"`
+	OrgID    string `json:"org_id"`
 }
 
 // PolicyNameReserved is the data of GuardRailPolicyNameReserved: the
@@ -62,7 +84,13 @@ type CheckDecided struct {
 func (PolicyCreated) EventType() string { return EventPolicyCreated }
 
 // EventType implements event.Data.
+func (PolicyDeleted) EventType() string { return EventPolicyDeleted }
+
+// EventType implements event.Data.
 func (PolicyNameReserved) EventType() string { return EventPolicyNameReserved }
+
+// EventType implements event.Data.
+func (PolicyNameReleased) EventType() string { return EventPolicyNameReleased }
 
 // EventType implements event.Data.
 func (CheckDecided) EventType() string { return EventCheckDecided }
@@ -70,7 +98,9 @@ func (CheckDecided) EventType() string { return EventCheckDecided }
 // RegisterEvents registers the guardrail event types.
 func RegisterEvents(r *event.Registry) {
 	event.Register[PolicyCreated](r)
+	event.Register[PolicyDeleted](r)
 	event.Register[PolicyNameReserved](r)
+	event.Register[PolicyNameReleased](r)
 	event.Register[CheckDecided](r)
 }
 

@@ -208,3 +208,47 @@ func TestNameReservation(t *testing.T) {
 		t.Fatal("the holder reserving again is nothing")
 	}
 }
+
+func TestPolicyDeletion(t *testing.T) {
+	st := guardrail.NewStored()
+	if _, err := st.Delete("o", "k"); !errors.Is(err, guardrail.ErrPolicyNotFound) {
+		t.Fatalf("deleting a policy never created: %v", err)
+	}
+	spec := guardrail.PolicyCreated{PolicyID: "p1", OrgID: "o", Name: "Block big"}
+	if err := st.Apply(event.Recorded("s", 0, time.Now(), spec)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Delete("other", "k"); !errors.Is(err, guardrail.ErrPolicyNotFound) {
+		t.Fatalf("another organization deleting it: %v", err)
+	}
+	data, err := st.Delete("o", "k")
+	if err != nil || len(data) != 1 || data[0].(guardrail.PolicyDeleted).DeletedBy != "k" {
+		t.Fatalf("delete: %v %v", data, err)
+	}
+	if err := st.Apply(event.Recorded("s", 1, time.Now(), data[0])); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := st.Delete("o", "k"); err != nil || len(again) != 0 {
+		t.Fatalf("deleting again is nothing: %v %v", again, err)
+	}
+
+	// the name goes free with it, and only its holder frees it
+	n := guardrail.NewName()
+	reserved, _ := n.Reserve("p1", "o")
+	if err := n.Apply(event.Recorded("n", 0, time.Now(), reserved[0])); err != nil {
+		t.Fatal(err)
+	}
+	if other := n.Release("p2", "o"); len(other) != 0 {
+		t.Fatal("a policy that does not hold the name released it")
+	}
+	released := n.Release("p1", "o")
+	if len(released) != 1 {
+		t.Fatal("the holder did not release the name")
+	}
+	if err := n.Apply(event.Recorded("n", 1, time.Now(), released[0])); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := n.Reserve("p2", "o"); err != nil || len(data) != 1 {
+		t.Fatalf("a released name is not free: %v", err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"svc/domain/uniquename"
@@ -40,6 +41,9 @@ var (
 	// ErrNameTaken refuses a policy whose name another policy of the
 	// organization holds.
 	ErrNameTaken = errors.New("a policy of the organization has this name")
+	// ErrPolicyNotFound is a policy id that names no policy of the
+	// organization.
+	ErrPolicyNotFound = errors.New("no policy of the organization has this id")
 )
 
 // InvalidError is ErrInvalid naming the field (a path such as
@@ -249,8 +253,13 @@ func (n *Name) Apply(e event.Event) error {
 	if err != nil {
 		return fmt.Errorf("guardrail policy name: %w", err)
 	}
-	if d, ok := d.(PolicyNameReserved); ok {
+	switch d := d.(type) {
+	case PolicyNameReserved:
 		n.holder = d.PolicyID
+	case PolicyNameReleased:
+		if n.holder == d.PolicyID {
+			n.holder = ""
+		}
 	}
 	n.version = e.Version
 	return nil
@@ -274,9 +283,20 @@ func (n *Name) Reserve(policyID, orgID string) ([]event.Data, error) {
 	return nil, ErrNameTaken
 }
 
-// Stored is a policy's stream folded: whether it was created.
+// Release decides policyID's giving the name up (nothing when it does
+// not hold it).
+func (n *Name) Release(policyID, orgID string) []event.Data {
+	if n.holder != policyID || policyID == "" {
+		return nil
+	}
+	return []event.Data{PolicyNameReleased{PolicyID: policyID, OrgID: orgID}}
+}
+
+// Stored is a policy's stream folded: whether it was created, and deleted.
 type Stored struct {
 	spec    PolicyCreated
+	created time.Time
+	deleted bool
 	version int64
 }
 
@@ -289,11 +309,33 @@ func (s *Stored) Apply(e event.Event) error {
 	if err != nil {
 		return fmt.Errorf("guardrail policy: %w", err)
 	}
-	if d, ok := d.(PolicyCreated); ok {
-		s.spec = d
+	switch d := d.(type) {
+	case PolicyCreated:
+		s.spec, s.created = d, e.RecordedAt
+	case PolicyDeleted:
+		s.deleted = true
 	}
 	s.version = e.Version
 	return nil
+}
+
+// Spec is the policy as it was created (zero before creation).
+func (s *Stored) Spec() PolicyCreated { return s.spec }
+
+// CreatedAt is when the policy was created.
+func (s *Stored) CreatedAt() time.Time { return s.created }
+
+// Delete decides the deletion of the policy by keyID of orgID:
+// ErrPolicyNotFound for a policy that does not exist or is another
+// organization's; nothing for one already deleted (a retry).
+func (s *Stored) Delete(orgID, keyID string) ([]event.Data, error) {
+	if s.version == event.NewStream || s.spec.OrgID != orgID {
+		return nil, ErrPolicyNotFound
+	}
+	if s.deleted {
+		return nil, nil
+	}
+	return []event.Data{PolicyDeleted{PolicyID: s.spec.PolicyID, OrgID: orgID, DeletedBy: keyID}}, nil
 }
 
 // Version is the version of the last event folded.

@@ -33,6 +33,14 @@ type Op struct {
 // charge's reason spell it: "dedupq.check".
 func (o Op) String() string { return string(o.Product) + "." + o.Name }
 
+// OrgWide reports whether the operation changes what every caller of the
+// organization is answered at once (GuardRail's policies: "active from the
+// next check on"), so that its answer waits for the read models rather
+// than leaving the wait to its own caller's next request (decision 230).
+func (o Op) OrgWide() bool {
+	return o == GuardRailCreatePolicy || o == GuardRailDeletePolicy
+}
+
 // The operations and their prices (spec C, What the service does).
 var (
 	DedupQCheck    = Op{DedupQ, "check", 1}
@@ -54,6 +62,8 @@ var (
 	GuardRailCheck        = Op{GuardRail, "check", 1}
 	GuardRailCreatePolicy = Op{GuardRail, "create_policy", 0}
 	GuardRailListPolicies = Op{GuardRail, "list_policies", 0}
+	// GuardRailDeletePolicy is beyond spec C (decision 271).
+	GuardRailDeletePolicy = Op{GuardRail, "delete_policy", 0}
 
 	PitfallDBQuery  = Op{PitfallDB, "query", 2}
 	PitfallDBReport = Op{PitfallDB, "report", 0}

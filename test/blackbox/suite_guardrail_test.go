@@ -109,6 +109,37 @@ func TestSuiteGuardRail(t *testing.T) {
 		Body: map[string]any{"name": "v", "rules": []any{map[string]any{"operator": "eq", "field": "type", "value": "x"}}}}),
 		http.StatusForbidden, "insufficient_permissions")
 	wantStatus(t, s.do(t, req{Path: "/api/guardrail/policies", Key: viewer}), http.StatusOK)
+	wantError(t, s.do(t, req{Method: http.MethodDelete, Path: "/api/guardrail/policies/" + policyID, Key: viewer}),
+		http.StatusForbidden, "insufficient_permissions")
+
+	// deleting a policy: it stops deciding at once, its name is free, a
+	// retry answers the same, an unknown or foreign id is 404
+	del := func(id, key string) *response {
+		return s.do(t, req{Method: http.MethodDelete, Path: "/api/guardrail/policies/" + id, Key: key})
+	}
+	for range 2 {
+		res = del(policyID, a.Key)
+		wantStatus(t, res, http.StatusOK)
+		if p := object(t, res.Body, "policy"); p["id"] != policyID || p["active"] != false || integer(t, res.Body, "credits_used") != 0 {
+			t.Fatalf("delete %s", res.Raw)
+		}
+	}
+	res = post("/api/guardrail/check", map[string]any{"agent_id": "cleaner", "proposed_action": map[string]any{"type": "delete",
+		"target": map[string]any{"path": "/prod/db"}}})
+	if str(t, res.Body, "decision") != "allow" {
+		t.Fatalf("a deleted policy still denies: %s", res.Raw)
+	}
+	res = s.do(t, req{Path: "/api/guardrail/policies", Key: a.Key})
+	if integer(t, res.Body, "total") != 1 {
+		t.Fatalf("list after delete %s", res.Raw)
+	}
+	wantStatus(t, post("/api/guardrail/policies", map[string]any{"name": "Block prod deletes",
+		"rules": []any{map[string]any{"operator": "eq", "field": "type", "value": "x"}}}), http.StatusCreated)
+	wantError(t, del("7d1f6a52-1b8e-4d33-9a57-2f0c8f1e9b10", a.Key), http.StatusNotFound, "not_found")
+	wantError(t, del("not-an-id", a.Key), http.StatusNotFound, "not_found")
+	other := s.signup(t, nil)
+	wantError(t, del(list[1].(map[string]any)["id"].(string), other.Key), http.StatusNotFound, "not_found")
+	wantError(t, del(policyID, ""), http.StatusUnauthorized, "missing_api_key")
 
 	wantError(t, s.do(t, req{Path: "/api/guardrail/policies"}), http.StatusUnauthorized, "missing_api_key")
 	wantError(t, s.do(t, req{Method: http.MethodPost, Path: "/api/guardrail/check", Key: "svc_live_nope",

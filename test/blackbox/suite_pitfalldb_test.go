@@ -45,6 +45,10 @@ func TestSuitePitfallDB(t *testing.T) {
 	if !boolean(t, second, "verified") || second["linked_pitfall_id"] != first["linked_pitfall_id"] {
 		t.Fatalf("second report: %v (first %v)", second, first)
 	}
+	// the reporter's own next request reflects its report (read fences,
+	// decision 230); the other organization reads it once the read model
+	// has it, which that request waited for
+	s.pitfalldb(t, http.MethodGet, "/api/pitfalldb/stats", b.Key, nil, 200)
 
 	out := s.pitfalldb(t, http.MethodPost, "/api/pitfalldb/query", a.Key, map[string]any{"task_type": taskType,
 		"task_description": "export invoices", "filters": map[string]any{"language": "Go", "provider": "openai"}}, 200)
