@@ -60,6 +60,8 @@ tools:
 	@test -f bin/.stripe-mock-$(STRIPE_MOCK_VERSION) && test -x $(STRIPE_MOCK) || { \
 		echo "installing stripe-mock v$(STRIPE_MOCK_VERSION) into bin/"; \
 		GOBIN=$(CURDIR)/bin $(GO) install github.com/stripe/stripe-mock@v$(STRIPE_MOCK_VERSION) && touch bin/.stripe-mock-$(STRIPE_MOCK_VERSION); }
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null || \
+		echo "chromium not found: the browser tests (GET /docs, the dashboard) will be SKIPPED (apt-get install chromium; .ci/run installs it)"
 	@if ! command -v npm >/dev/null; then echo "npm not found: the Redocly lint of the OpenAPI document will be skipped"; \
 	elif ! test -f bin/.redocly-$(REDOCLY_VERSION) || ! test -x $(REDOCLY); then \
 		echo "installing @redocly/cli v$(REDOCLY_VERSION) into bin/redocly"; \

@@ -53,6 +53,13 @@ type Ports struct {
 	// deletion.DefaultTTL).
 	Erasures    ErasureKicker
 	DeletionTTL time.Duration
+	// ContextServers reaches the servers of context-server connections
+	// (mcpctx.Gateway; without it their commands answer ErrNoGateway);
+	// their credentials are sealed by Sealer. ConnectionsDisabled: the
+	// connection gateway is off (SVC_CONNECTIONS=off), and plans do not
+	// check stored connections.
+	ContextServers      ContextServers
+	ConnectionsDisabled bool
 }
 
 // Handlers are the command handlers the API runs, one per command, each
@@ -128,6 +135,16 @@ type Handlers struct {
 	VerifyWebhookSignature Handler[VerifyWebhookSignature, WebhookSignatureVerified]
 	RotateWebhookSecret    Handler[RotateWebhookSecret, WebhookSecretRotated]
 
+	// Context-server connections (spec A, /api/rigor/connections).
+	CreateConnection Handler[CreateConnection, ConnectionCreated]
+	UpdateConnection Handler[UpdateConnection, ConnectionChanged]
+	TestConnection   Handler[TestConnection, ConnectionTested]
+	DeleteConnection Handler[DeleteConnection, ConnectionChanged]
+
+	// DemoOrgs is the organization anonymous plans are made in
+	// (demo_org.go).
+	DemoOrgs *DemoOrgs
+
 	background *Background
 }
 
@@ -145,7 +162,11 @@ func NewHandlers(repos *Repositories, p Ports) *Handlers {
 		signup = append(signup, WithVerificationMail(p.Mail, p.BaseURL, bg, log))
 		mailer = &verificationMail{sender: p.Mail, baseURL: p.BaseURL, pending: bg, log: log}
 	}
-	planner := NewPlanWorkflowHandler(repos, p.Planner, WithConnectionChecker(p.Connections), WithCostHistory(p.CostHistory))
+	planOpts := []PlanOption{WithConnectionChecker(p.Connections), WithCostHistory(p.CostHistory)}
+	if !p.ConnectionsDisabled {
+		planOpts = append(planOpts, WithStoredConnections(opener(p.Sealer)))
+	}
+	planner := NewPlanWorkflowHandler(repos, p.Planner, planOpts...)
 	return &Handlers{
 		CreateOrganization: ready(Handler[CreateOrganization, OrganizationCreated](NewCreateOrganizationHandler(repos, signup...)), log, p.Consistency),
 		VerifyEmail:        ready(Handler[VerifyEmail, EmailVerified](NewVerifyEmailHandler(repos)), log, p.Consistency),
@@ -192,6 +213,7 @@ func NewHandlers(repos *Repositories, p Ports) *Handlers {
 		CreateWorkspaceKey: ready(Handler[CreateWorkspaceKey, WorkspaceKeyCreated](NewCreateWorkspaceKeyHandler(repos)), log, p.Consistency),
 		RevokeWorkspaceKey: ready(Handler[RevokeWorkspaceKey, WorkspaceChanged](NewRevokeWorkspaceKeyHandler(repos)), log, p.Consistency),
 		background:         bg,
+		DemoOrgs:           NewDemoOrgs(repos),
 		CreateFolder:       ready(Handler[CreateFolder, FolderCreated](NewCreateFolderHandler(repos)), log, p.Consistency),
 		RenameFolder:       ready(Handler[RenameFolder, FolderChanged](NewRenameFolderHandler(repos)), log, p.Consistency),
 		DeleteFolder:       ready(Handler[DeleteFolder, FolderChanged](NewDeleteFolderHandler(repos)), log, p.Consistency),
@@ -212,6 +234,12 @@ func NewHandlers(repos *Repositories, p Ports) *Handlers {
 			NewRequestDeletionHandler(repos, p.Sealer, p.DeletionTTL)), log, p.Consistency),
 		ConfirmDeletion: ready(Handler[ConfirmDeletion, DeletionConfirmed](
 			NewConfirmDeletionHandler(repos, p.Erasures)), log, p.Consistency),
+		CreateConnection: ready(Handler[CreateConnection, ConnectionCreated](
+			NewCreateConnectionHandler(repos, p.Sealer, p.ContextServers)), log, p.Consistency),
+		UpdateConnection: ready(Handler[UpdateConnection, ConnectionChanged](NewUpdateConnectionHandler(repos, p.Sealer)), log, p.Consistency),
+		TestConnection: ready(Handler[TestConnection, ConnectionTested](
+			NewTestConnectionHandler(repos, opener(p.Sealer), p.ContextServers)), log, p.Consistency),
+		DeleteConnection: ready(Handler[DeleteConnection, ConnectionChanged](NewDeleteConnectionHandler(repos)), log, p.Consistency),
 	}
 }
 

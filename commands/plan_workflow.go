@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"svc/domain/planning"
 	"svc/domain/workflow"
@@ -34,6 +35,10 @@ type PlanWorkflowHandler struct {
 	planner *planning.Planner
 	checker ConnectionChecker
 	history CostHistory
+	// stored: plans also check the caller's stored connections
+	// (plan_connections.go), whose credentials opener opens.
+	stored bool
+	opener Opener
 }
 
 // ConnectionChecker checks the context servers a plan names before it is
@@ -89,9 +94,13 @@ func (h PlanWorkflowHandler) steps(seq []planning.Step) []workflow.PlannedStep {
 // prepare checks the plan's connections and plans, without appending: the
 // result (workflow ids set) and the WorkflowPlanned event of each plan.
 func (h PlanWorkflowHandler) prepare(ctx context.Context, cmd PlanWorkflow) (planning.Result, []workflow.Planned, error) {
+	stored, access := h.storedConnections(ctx, cmd)
 	if h.checker != nil {
 		h.checker.CheckConnections(ctx, cmd.Request.Connections)
 	}
+	h.checkStored(ctx, stored, access)
+	cmd.Request.Connections = slices.Concat(cmd.Request.Connections, stored)
+	cmd.Request.External = h.readExternal(ctx, cmd.Request, access) // plan_external.go
 	if h.history != nil && cmd.Request.History == nil {
 		cmd.Request.History = func(taskType string) (float64, float64, bool) {
 			lo, hi, ok, err := h.history.CostRatio(ctx, taskType)
@@ -141,7 +150,8 @@ func (h PlanWorkflowHandler) prepare(ctx context.Context, cmd PlanWorkflow) (pla
 			TaskType: p.Classification.TaskType, ValueClass: p.Classification.ValueClass, Description: desc, Title: res.Title,
 			RigorLevel: p.RigorLevel, TotalSteps: len(p.Sequence), Credits: p.Cost.Credits, Execution: mode,
 			ApprovalGates: p.ApprovalGates, Plan: body, Preferences: prefs, AdditionalContext: cmd.Request.AdditionalContext, IntentGroup: group, ClassificationTier: res.Tier,
-			Steps: h.steps(p.Sequence), ContextLess: !p.Context.Sufficient, ContextPersisted: true, Models: modelRouting(routing)}
+			Steps: h.steps(p.Sequence), ContextLess: !p.Context.Sufficient, ContextPersisted: true, Models: modelRouting(routing),
+			External: externalContent(*p)}
 		for _, c := range cmd.Request.Connections {
 			name := c.Label
 			if name == "" {

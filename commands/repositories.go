@@ -52,6 +52,9 @@ type Repositories struct {
 	// connection to one provider.
 	Endpoints   *eventstore.Repository[*hook.Endpoint]
 	Connections *eventstore.Repository[*connection.Connection]
+	// Gateways are organizations' context-server connections (by org id,
+	// all of an organization's on one stream).
+	Gateways *eventstore.Repository[*connection.Gateway]
 	// Folders, FolderNames (by folder.NameKey) and FolderAssignments (by
 	// workflow id): folders, their names' reservations, workflows' folders.
 	Folders           *eventstore.Repository[*folder.Folder]
@@ -120,6 +123,10 @@ func NewRepositories(store *eventstore.Store) *Repositories {
 		}),
 		Connections: eventstore.NewRepository(store, eventstore.Kind[*connection.Connection]{
 			Stream: connection.Stream, New: connection.New, Owner: (*connection.Connection).OrgID,
+		}),
+		Gateways: eventstore.NewRepository(store, eventstore.Kind[*connection.Gateway]{
+			Stream: connection.GatewayStream, New: connection.NewGateway, Owner: (*connection.Gateway).OrgID,
+			Cache: cacheSize, Clone: (*connection.Gateway).Clone,
 		}),
 		Invites: eventstore.NewRepository(store, eventstore.Kind[*invite.Invite]{
 			Stream: invite.Stream, New: func(string) *invite.Invite { return invite.New() }, NotFound: invite.ErrNotFound,

@@ -43,7 +43,12 @@ func principalOrg(ctx context.Context) string {
 func (s *Server) authenticated(o authOptions, h handlerFunc) http.Handler {
 	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		raw := r.Header.Get("x-api-key")
-		if raw == "" {
+		// the dashboard's sub-requests act as the signed-in user (dashboard.go)
+		dp, viaDashboard, err := s.dashboardCaller(r)
+		if err != nil {
+			return err
+		}
+		if raw == "" && !viaDashboard {
 			code := o.code
 			if code == "" {
 				code = "missing_api_key"
@@ -51,9 +56,11 @@ func (s *Server) authenticated(o authOptions, h handlerFunc) http.Handler {
 			return newError(http.StatusUnauthorized, code, "Send your API key in the x-api-key header.").
 				withFix("Create a key with POST /api/keys and send it as x-api-key: svc_live_...; Authorization: Bearer is not read.")
 		}
-		p, err := s.principal(r.Context(), raw)
-		if err != nil {
-			return err
+		p := dp
+		if !viaDashboard {
+			if p, err = s.principal(r.Context(), raw); err != nil {
+				return err
+			}
 		}
 		if p == nil {
 			code := o.code

@@ -50,6 +50,8 @@ var nullable = map[string]bool{
 	"soft_deleted_at": true, "hard_deleted_at": true,
 	// a webhook's secret rotated without overlap
 	"previous_secret_expires_at": true,
+	// a connection at org scope, never tested, of a provider outside the registry
+	"workspace_id": true, "capabilities": true, "last_tested_at": true, "provider_metadata": true,
 	// spec C, GuardRail: a decision no policy made, or one that failed open
 	"policy_id": true, "policy_name": true, "audit_id": true,
 }
@@ -296,6 +298,9 @@ func TestEveryWriteIsReadBack(t *testing.T) {
 	for name, w := range llmPolicyWalks(t, f, key, signup.WorkspaceID) {
 		walk[name] = w
 	}
+	for name, w := range connectionWalks(t, f, key) {
+		walk[name] = w
+	}
 
 	// every route that accepts a write method, and the GET routes that
 	// run a command, must be walked
@@ -354,6 +359,7 @@ func TestNoNullLists(t *testing.T) {
 		"GET rigor.webhooks.deliveries": "/api/rigor/webhooks/deliveries?workflow_id=" + id,
 		"GET rigor.usage_summary":       "/api/rigor/usage-summary",
 		"GET rigor.costs":               "/api/rigor/costs",
+		"GET rigor.connections":         "", // read with and without connections below
 		"GET metrics":                   "",
 		"GET auth.callback":             "", // a write: TestEveryWriteIsReadBack
 		"GET auth.mcp.callback":         "", // a redirect
@@ -383,6 +389,7 @@ func TestNoNullLists(t *testing.T) {
 	reads["GET workspaces.webhooks.list"] = ""
 	readWebhooks(t, f)
 	readLLMPolicy(t, f)
+	readConnections(t, f, key)
 	for _, r := range f.srv.Routes() {
 		if !strings.HasPrefix(r, "GET ") {
 			continue

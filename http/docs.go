@@ -111,9 +111,14 @@ var routeDocs = map[string]routeDoc{
 	"rigor.webhooks.deliveries": {authKey + " (viewer)", "A workflow's webhook deliveries."},
 	"rigor.usage_summary":       {authKey + " (viewer)", "Credit usage by period, surface, key and workspace."},
 	"rigor.costs":               {authKey + " (viewer)", "Costs grouped by period, task type, workspace or key."},
+	"rigor.connections":         {authKey + " (viewer)", "Context-server connections this key sees, the providers it may connect and those coming soon."},
+	"rigor.connections.create":  {authKey + " (admin)", "Register a context server. Body: display_name, scope, workspace_id?, server_url, auth_type, transport?, auth_credential?."},
+	"rigor.connections.update":  {authKey + " (admin)", "Change a connection: display_name, label, auth_credential, permission_mode."},
+	"rigor.connections.test":    {authKey + " (member)", "Resolve the host, refuse private addresses, then MCP initialize: active, or 400 and error."},
+	"rigor.connections.delete":  {authKey + " (admin)", "Revoke a connection: its credential deleted, its record kept."},
 	"mcp.manifest":              {authNone, "The suite's tool manifest (spec C): protocol, version, server and its tools with input schemas and hints."},
 	"mcp.call":                  {authKey, "The suite's JSON-RPC 2.0 tool server (MCP, streamable HTTP, stateless): initialize, ping, tools/list, tools/call."},
-	"mcp.rigor":                 {authKey, "The workflow MCP server (spec A): rigor_plan, rigor_execute, rigor_status (and rigor_resume, rigor_approve, rigor_step by name), each its REST route."},
+	"mcp.rigor":                 {"x-api-key, or none for rigor_plan", "The workflow MCP server (spec A): rigor_plan, rigor_execute, rigor_status (and rigor_resume, rigor_approve, rigor_step by name), each its REST route; anonymous rigor_plan in a demo organization, 30 per minute and 500 per day per IP."},
 }
 
 // endpointsOf lists r's routes with their documentation, by path then

@@ -26,6 +26,9 @@ type apiError struct {
 	// has min and max); empty when absent.
 	Available []int64
 	Min, Max  *int64
+	// ExistingID is the flat existing_id of a refused duplicate
+	// connection (spec A); "" when absent.
+	ExistingID string
 }
 
 func (e *apiError) Error() string { return e.Code + ": " + e.Message }
@@ -94,7 +97,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	writeJSON(w, ae.Status, errorResponse{
 		Error:      errorEnvelope{Code: ae.Code, Message: ae.Message, RequestID: requestID(r.Context()), Fix: ae.Fix, Details: ae.Details},
 		RetryAfter: ae.RetryAfter, RetryAfterSeconds: ae.RetryAfterSeconds,
-		Available: ae.Available, Min: ae.Min, Max: ae.Max,
+		Available: ae.Available, Min: ae.Min, Max: ae.Max, ExistingID: ae.ExistingID,
 	})
 }
 
@@ -106,6 +109,7 @@ type errorResponse struct {
 	Available         []int64       `json:"available,omitempty"`
 	Min               *int64        `json:"min,omitempty"`
 	Max               *int64        `json:"max,omitempty"`
+	ExistingID        string        `json:"existing_id,omitempty"`
 }
 
 // errorEnvelope is the error object; details' keys vary by code.

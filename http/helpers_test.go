@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"crypto/rand"
+	"net/http"
 	"testing"
 	"time"
 
@@ -31,6 +32,11 @@ func (l apiLimiter) Allow(ctx context.Context, key string, limit int, window tim
 	return httpapi.LimitDecision(d), err
 }
 
+func (l apiLimiter) AllowUntil(ctx context.Context, key string, limit int, reset time.Time) (httpapi.LimitDecision, error) {
+	d, err := l.Limiter.AllowUntil(ctx, key, limit, reset)
+	return httpapi.LimitDecision(d), err
+}
+
 // memoryLimiter is a fresh in-process limiter for the API.
 func memoryLimiter() httpapi.Limiter { return apiLimiter{ratelimit.NewMemory()} }
 
@@ -39,6 +45,14 @@ func memoryLimiter() httpapi.Limiter { return apiLimiter{ratelimit.NewMemory()} 
 // with the test, the outbound client refusing private addresses, mail to
 // the log.
 func testDeps(t *testing.T, st *eventstore.Store, runner *projections.Runner, limiter httpapi.Limiter) httpapi.Deps {
+	t.Helper()
+	return testDepsWith(t, st, runner, limiter, nil)
+}
+
+// testDepsWith is testDeps reaching context servers (connection tests,
+// plans' checks) through private, a client allowed private addresses;
+// nil: testDeps' client, which refuses them.
+func testDepsWith(t *testing.T, st *eventstore.Store, runner *projections.Runner, limiter httpapi.Limiter, private *http.Client) httpapi.Deps {
 	t.Helper()
 	key := make([]byte, secrets.KeySize)
 	_, _ = rand.Read(key)
@@ -50,6 +64,9 @@ func testDeps(t *testing.T, st *eventstore.Store, runner *projections.Runner, li
 	if err != nil {
 		t.Fatal(err)
 	}
+	if private != nil {
+		client = private
+	}
 	sender, err := mail.Open("", "a@b.co", quiet)
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +77,7 @@ func testDeps(t *testing.T, st *eventstore.Store, runner *projections.Runner, li
 		Planner: planner, Sealer: box, NewSecret: webhook.NewSecret,
 		Connections: mcpctx.NewChecker(client, quiet), CostHistory: queries,
 		LLM: offline.New(), Mail: sender, BaseURL: "http://test", Log: quiet, Consistency: queries,
-		Payments: testPayments(t),
+		Payments: testPayments(t), ContextServers: mcpctx.NewGateway(client, private != nil, nil),
 	})
 	products := suite.New(commands.NewRepositories(st), suite.Ports{LLM: offline.New(), Queries: queries, Consistency: projections.NewFenced(queries), Log: quiet})
 	return httpapi.Deps{Commands: handlers, Queries: queries, Limiter: limiter, Log: quiet, Catalog: planner.Catalog(), Secrets: box,

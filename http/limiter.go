@@ -27,6 +27,16 @@ type LimitUndoer interface {
 	Undo(ctx context.Context, key string) error
 }
 
+// WindowLimiter is implemented by a Limiter that also counts in fixed
+// windows with one counter per key (anonymous MCP's per-day limit, per
+// client address). Without it such a limit counts in Allow's sliding
+// window of the same length.
+type WindowLimiter interface {
+	// AllowUntil counts a request for key unless limit were counted in
+	// the window that ends at reset.
+	AllowUntil(ctx context.Context, key string, limit int, reset time.Time) (LimitDecision, error)
+}
+
 // LimitDecision is the outcome of one Limiter.Allow call.
 type LimitDecision struct {
 	// Allowed reports whether the request may proceed.

@@ -8,6 +8,9 @@ const noFolder = "/folders/00000000-0000-4000-8000-000000000000"
 // noWebhook is the path of a workspace webhook that does not exist.
 const noWebhook = "/webhooks/00000000-0000-4000-8000-000000000000"
 
+// noConnection is the path of a connection that does not exist.
+const noConnection = "/api/rigor/connections/00000000-0000-4000-8000-000000000000"
+
 // matrixExtras are role-matrix rows of routes added beside the workspace
 // routes (folders, audit log ...), keyed "METHOD name"; w is the tested
 // workspace's path.
@@ -16,7 +19,7 @@ func matrixExtras(w string) map[string]route {
 		// the suite's tool server (spec C)
 		"GET mcp.manifest":         {path: "/api/mcp", spec: "open"},
 		"POST mcp.call":            {path: "/api/mcp", spec: "C", body: map[string]any{"jsonrpc": "2.0", "id": 1, "method": "ping"}},
-		"POST mcp.rigor":           {path: "/api/mcp/rigor", spec: "A", body: map[string]any{"jsonrpc": "2.0", "id": 1, "method": "ping"}},
+		"POST mcp.rigor":           {path: "/api/mcp/rigor", spec: "open"}, // anonymous rigor_plan: mcp_rigor_anon_test.go
 		"GET workspaces.audit_log": {path: w + "/audit-log", floor: apikey.Admin, spec: "B", foreign: true},
 		// folders: an unknown folder (404 at the floor), bodies missing a field
 		"GET workspaces.folders.list":                {path: w + "/folders", spec: "B", foreign: true},
@@ -55,5 +58,12 @@ func matrixExtras(w string) map[string]route {
 		"POST workspaces.webhooks.test":          {path: w + noWebhook + "/test", floor: apikey.Admin, spec: "B", foreign: true},
 		"POST workspaces.webhooks.verify":        {path: w + noWebhook + "/verify", floor: apikey.Member, spec: "B", body: map[string]any{}, foreign: true},
 		"POST workspaces.webhooks.rotate_secret": {path: w + noWebhook + "/rotate-secret", floor: apikey.Admin, spec: "B", foreign: true},
+		// context-server connections (spec A, not rate limited): at the floor a body missing its fields is 400, an unknown connection 404;
+		// another organization's connection is 404 (connections_test.go)
+		"GET rigor.connections":           {path: "/api/rigor/connections", floor: apikey.Viewer, spec: "A"},
+		"POST rigor.connections.create":   {path: "/api/rigor/connections", floor: apikey.Admin, spec: "A", body: map[string]any{}},
+		"PATCH rigor.connections.update":  {path: noConnection, floor: apikey.Admin, spec: "A", body: map[string]any{}, foreign: true},
+		"POST rigor.connections.test":     {path: noConnection + "/test", floor: apikey.Member, spec: "A", foreign: true},
+		"DELETE rigor.connections.delete": {path: noConnection, floor: apikey.Admin, spec: "A", foreign: true},
 	}
 }

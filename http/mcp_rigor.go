@@ -34,11 +34,12 @@ type rigorTool struct {
 	listed, readOnly bool
 }
 
-// rigorTools are spec A's tools. rigor_connections waits for the
-// connection routes (issue 17).
+// rigorTools are spec A's tools: three listed, the others callable by
+// name.
 var rigorTools = []rigorTool{
 	{name: "rigor_plan", route: "rigor.plan", method: http.MethodPost, listed: true,
-		desc: "Classify a task and build its costed plan (free). Arguments: POST /api/rigor/plan's body."},
+		desc: "Classify a task and build its costed plan (free). Arguments: POST /api/rigor/plan's body. " +
+			"Without x-api-key: planned in a demo organization, 30 per minute and 500 per day per address, no connections; running it needs a key."},
 	{name: "rigor_execute", route: "rigor.execute", method: http.MethodPost, listed: true,
 		desc: "Execute a plan or a task (charged per step). Arguments: POST /api/rigor/execute's body; delivery defaults to polling. " +
 			"With a progress token the call follows the run to its end, reporting each step, and answers its final status."},
@@ -51,6 +52,7 @@ var rigorTools = []rigorTool{
 	{name: "rigor_resume", route: "rigor.resume", method: http.MethodPost, desc: "Resume a halted workflow (POST /api/rigor/resume)."},
 	{name: "rigor_approve", route: "rigor.approve", method: http.MethodPost, desc: "Decide an approval gate (POST /api/rigor/approve)."},
 	{name: "rigor_step", route: "rigor.step", method: http.MethodPost, desc: "Drive an interactive workflow (POST /api/rigor/step)."},
+	{name: "rigor_connections", route: "rigor.connections", method: http.MethodGet, readOnly: true, desc: "The caller's context-server connections and the providers on offer (GET /api/rigor/connections; no arguments)."},
 }
 
 // rigorFollow bounds how long rigor_execute follows a run.
@@ -118,13 +120,16 @@ func rigorListed(name string) bool {
 	return false
 }
 
-// mcpRigor is POST /api/mcp/rigor: a key first (401 in spec A's
-// envelope), then the SDK.
+// mcpRigor is POST /api/mcp/rigor: a key first when one is sent (401
+// invalid_api_key in spec A's envelope), then the SDK. Without a key the
+// tools answer as anonymous calls (mcp_rigor_anon.go).
 func (s *Server) mcpRigor(w http.ResponseWriter, r *http.Request) error {
 	// each tool call is a request of its own route, which waits for the
 	// caller's writes it reads (withReads)
-	if _, err := s.keyPrincipal(withReads(r.Context(), []string{}), r.Header.Get("x-api-key")); err != nil {
-		return err
+	if key := r.Header.Get("x-api-key"); key != "" {
+		if _, err := s.keyPrincipal(withReads(r.Context(), []string{}), key); err != nil {
+			return err
+		}
 	}
 	return serveJSONRPC(w, r, s.rigorMCP)
 }
@@ -147,7 +152,11 @@ func (s *Server) rigorToolHandler(t rigorTool) mcp.ToolHandler {
 		if req.Extra != nil {
 			header = req.Extra.Header
 		}
-		status, body := s.subRequest(ctx, t, header, args)
+		call := s.subRequest
+		if header.Get("x-api-key") == "" {
+			call = s.anonymousCall // mcp_rigor_anon.go
+		}
+		status, body := call(ctx, t, header, args)
 		if status >= 400 {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(body)}}, StructuredContent: json.RawMessage(body), IsError: true}, nil
 		}

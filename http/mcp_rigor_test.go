@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,8 +37,8 @@ func TestRigorMCP(t *testing.T) {
 	waitKey(t, f, owner)
 	waitKey(t, f, viewer)
 	ping := map[string]any{"jsonrpc": "2.0", "id": 1, "method": "ping"}
-	if code, body := f.call(t, "POST", "/api/mcp/rigor", "", ping); code != 401 || errorCode(body) != "missing_api_key" {
-		t.Errorf("without a key: %d %v", code, body)
+	if code, body := f.call(t, "POST", "/api/mcp/rigor", "svc_live_"+strings.Repeat("0", 48), ping); code != 401 || errorCode(body) != "invalid_api_key" {
+		t.Errorf("with an unknown key: %d %v", code, body)
 	}
 
 	session := rigorSession(t, f, owner)

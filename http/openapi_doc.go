@@ -46,7 +46,7 @@ var tagGroups = []struct {
 	name string
 	tags []string
 }{
-	{"Workflow API (spec A)", []string{tagPlanning, tagExecution, tagWorkflows, tagUsage}},
+	{"Workflow API (spec A)", []string{tagPlanning, tagExecution, tagWorkflows, tagUsage, tagContextServers}},
 	{"Platform (spec B)", []string{tagKeys, tagSessions, tagUser, tagBilling, tagNotifications, tagWorkspaces, tagMembers,
 		tagWorkspaceKeys, tagFolders, tagSettings, tagHooks, tagConnections, tagDataDeletion}},
 	{"Agent suite (spec C)", []string{tagDedupQ, tagBurnRate, tagQualityGate, tagGuardRail, tagPitfallDB, tagTools}},
@@ -185,7 +185,9 @@ var tagDescriptions = map[string]string{
 	tagGuardRail:   "Policies of deterministic rules that allow or deny agents' proposed actions (spec C).",
 	tagPitfallDB:   "Verified failure patterns by task type; anonymized failure reports (spec C).",
 	tagTools:       "The suite's tools over MCP: the manifest and the JSON-RPC 2.0 tool server (spec C).",
-	tagService:     "Health of the service.", tagReference: "This reference.", tagDataDeletion: "Irreversible erasure of all of an organization's data (the owner's).",
+	tagContextServers: "Connections to external read-only context servers (MCP): registered, tested with the SSRF rules and MCP initialize, " +
+		"listed with the provider registry. Only resources are ever listed and read.",
+	tagService: "Health of the service.", tagReference: "This reference.", tagDataDeletion: "Irreversible erasure of all of an organization's data (the owner's).",
 }
 
 func tagsOf() []any {
@@ -246,11 +248,19 @@ func (b *docBuilder) operation(name, tpl string, op apiOp) map[string]any {
 			"content": map[string]any{"application/json": map[string]any{"schema": schema}}}
 	}
 	responses := map[string]any{}
+	failures := map[string]reply{}
 	for _, r := range op.replies {
 		responses[strconv.Itoa(r.status)] = b.reply(id, r)
+		if r.failure {
+			failures[strconv.Itoa(r.status)] = r
+		}
 	}
 	for status, cs := range op.refusals() {
 		key := strconv.Itoa(status)
+		if f, ok := failures[key]; ok {
+			responses[key] = b.failure(id, f, b.refusal(id, status, cs))
+			continue
+		}
 		if _, taken := responses[key]; taken {
 			panic(fmt.Sprintf("route %s answers %d both as a success and as %v", name, status, cs))
 		}
@@ -301,6 +311,18 @@ func (b *docBuilder) reply(id string, r reply) map[string]any {
 		out["headers"] = map[string]any{"Location": map[string]any{"description": "Where the browser goes next.", "schema": jsonSchema{"type": "string"}}}
 	}
 	return out
+}
+
+// failure is the response object of a status answered either with the
+// error envelope (refusal) or with f's body of its own.
+func (b *docBuilder) failure(id string, f reply, refusal map[string]any) map[string]any {
+	envelope := refusal["content"].(map[string]any)["application/json"].(map[string]any)
+	media := map[string]any{"schema": jsonSchema{"oneOf": []any{envelope["schema"], b.resp.schemaOf(f.body)}}}
+	if ex, ok := envelope["example"]; ok {
+		media["example"] = ex
+	}
+	return map[string]any{"description": f.desc + " Else " + refusal["description"].(string),
+		"content": map[string]any{"application/json": media}}
 }
 
 // refusal is the response object of status, answering the error codes cs.

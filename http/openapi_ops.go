@@ -113,6 +113,15 @@ type reply struct {
 	script   bool // text/javascript
 	redirect bool // no body; a Location header
 	rawJSON  bool // any JSON object (the document itself)
+	// failure: not a success but a refusal in a shape of its own, one of
+	// the status's bodies beside the error envelope (a connection test's
+	// {error: <string>}).
+	failure bool
+}
+
+// failedReply is a refusal answered with body instead of the error envelope.
+func failedReply(status int, desc string, body any) reply {
+	return reply{status: status, desc: desc, body: body, failure: true}
 }
 
 func ok(status int, desc string, body any) reply {

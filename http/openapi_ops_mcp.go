@@ -32,12 +32,15 @@ var mcpOps = map[string]apiOp{
 		body: jsonrpcRequest{}, required: []string{"jsonrpc", "method"},
 		replies: []reply{ok(200, "A JSON-RPC 2.0 answer: result, or error.", jsonrpcResponse{}),
 			{status: 202, desc: "A notification was accepted (no body)."}}},
-	"mcp.rigor": {tag: tagExecution, summary: "The workflow MCP server (JSON-RPC 2.0)", guard: guardKey,
+	"mcp.rigor": {tag: tagExecution, summary: "The workflow MCP server (JSON-RPC 2.0)", guard: guardKeyOptional,
 		note: "MCP over streamable HTTP, stateless: initialize, ping, tools/list (rigor_plan, rigor_execute, rigor_status) and " +
 			"tools/call (also rigor_resume, rigor_approve, rigor_step, callable by name). Each tool is its REST route, called with the " +
 			"key: the same validation, roles, credits, limits and errors (a refusal is isError with the route's error envelope). " +
 			"rigor_execute defaults to polling delivery; given a progress token it follows the run, reporting steps as progress " +
-			"notifications (answered as an event stream), and answers the final status.",
+			"notifications (answered as an event stream), and answers the final status. Without x-api-key (anonymous mode) only " +
+			"rigor_plan may be called, planned in a demo organization without connections, 30 per minute and 500 per UTC day per " +
+			"client IP (past them a tool error with 429 rate_limit_exceeded and retry_after); any other tool is a tool error with " +
+			"401 missing_api_key.",
 		body: jsonrpcRequest{}, required: []string{"jsonrpc", "method"},
 		replies: []reply{{status: 200, desc: "A JSON-RPC 2.0 answer (as JSON, or as an event stream carrying progress notifications).", body: jsonrpcResponse{}, sse: true},
 			{status: 202, desc: "A notification was accepted (no body)."}},

@@ -4,19 +4,24 @@ import "svc/domain/apikey"
 
 // Tags of spec A's routes.
 const (
-	tagPlanning   = "Planning"
-	tagExecution  = "Execution"
-	tagWorkflows  = "Workflows"
-	tagUsage      = "Usage"
-	tagService    = "Service"
-	tagReference  = "Reference"
-	statusDesc    = "The workflow's id (wr_...)."
-	timeParamDesc = "An ISO 8601 timestamp or date."
+	tagPlanning  = "Planning"
+	tagExecution = "Execution"
+	tagWorkflows = "Workflows"
+	tagUsage     = "Usage"
+	tagService   = "Service"
+	// tagContextServers: spec A's connection routes
+	tagContextServers = "Context servers"
+	tagReference      = "Reference"
+	statusDesc        = "The workflow's id (wr_...)."
+	timeParamDesc     = "An ISO 8601 timestamp or date."
 )
 
 var (
-	str     = jsonSchema{"type": "string"}
-	boolStr = jsonSchema{"type": "string", "enum": []any{"true", "false"}}
+	// gatewayRefusals: every connection route, while the gateway is off.
+	gatewayRefusals   = []codes{errs(501, "feature_not_enabled")}
+	connectionIDParam = map[string]jsonSchema{"connection_id": {"type": "string", "description": "The connection's id (a UUID; conn_ prefix accepted)."}}
+	str               = jsonSchema{"type": "string"}
+	boolStr           = jsonSchema{"type": "string", "enum": []any{"true", "false"}}
 	// planRefusals are what planning a description can answer.
 	planRefusals = []codes{
 		errs(400, "missing_field", "invalid_task_description", "vague_task_description", "invalid_step_index"),
@@ -41,6 +46,8 @@ var rigorOps = map[string]apiOp{
 	"metrics":       {internal: true},
 	"pprof":         {internal: true},
 	"pprof.profile": {internal: true},
+	// the web dashboard's HTML pages (http/dashboard): not the JSON API
+	"dashboard": {internal: true},
 
 	"rigor.templates": {tag: tagPlanning, summary: "List deliverable templates", guard: guardNone,
 		params:  []param{query("task_type", "Only this task type (exact).", str), query("category", "Only this category (exact).", str)},
@@ -122,6 +129,30 @@ var rigorOps = map[string]apiOp{
 		params: []param{query("from", timeParamDesc+" Default: 30 days ago.", str), query("to", timeParamDesc+" Default: now.", str),
 			query("granularity", "Default day.", jsonSchema{"type": "string", "enum": []any{"hour", "day", "week", "month"}})},
 		replies: []reply{ok(200, "Balance, burn rate, totals, trend and breakdowns.", usageSummaryResponse{})}},
+	"rigor.connections": {tag: tagContextServers, summary: "List connections and providers", guard: guardKey, floor: apikey.Viewer,
+		replies: []reply{ok(200, "Exactly three keys: the connections this key sees, the providers it may connect, those coming soon.", connectionsResponse{}),
+			failedReply(500, "The read failed: connections is empty, error says why, the provider lists are the static ones.", connectionsFailure{})},
+		errs: gatewayRefusals},
+	"rigor.connections.create": {tag: tagContextServers, summary: "Register a context server", guard: guardKey, floor: apikey.Admin,
+		body: connectionCreateBody{}, required: []string{"scope", "server_url", "auth_type"},
+		replies: []reply{ok(201, "The connection, pending until a test.", connectionCreatedResponse{})},
+		errs: append([]codes{errs(400, "missing_field"),
+			errs(409, "duplicate_connection", "display_name_taken", "connection_limit_exceeded")}, gatewayRefusals...)},
+	"rigor.connections.update": {tag: tagContextServers, summary: "Change a connection", guard: guardKey, floor: apikey.Admin,
+		pathParams: connectionIDParam, body: connectionPatchBody{},
+		replies: []reply{oneOf(200, "The connection as changed, or requires_reauth (nothing changed) when read_write needs a new OAuth authorization.",
+			connectionBody{}, reauthResponse{})},
+		errs: append([]codes{errs(404, "not_found"), errs(409, "display_name_taken")}, gatewayRefusals...)},
+	"rigor.connections.test": {tag: tagContextServers, summary: "Test a connection", guard: guardKey, floor: apikey.Member, readsBody: true,
+		pathParams: connectionIDParam,
+		replies: []reply{ok(200, "Every address of the host is public and the server answered MCP initialize: the connection is active.", connectionTestResponse{}),
+			failedReply(400, "{error: <string>}: refused by the SSRF rules (code ssrf_blocked) or no answer (connection_failed); the connection's status is error.",
+				connectionTestFailure{})},
+		errs: append([]codes{errs(404, "not_found")}, gatewayRefusals...)},
+	"rigor.connections.delete": {tag: tagContextServers, summary: "Revoke a connection", guard: guardKey, floor: apikey.Admin, readsBody: true,
+		pathParams: connectionIDParam,
+		replies:    []reply{ok(200, "Revoked: its credential deleted, its record kept.", connectionDeletedResponse{})},
+		errs:       append([]codes{errs(404, "not_found")}, gatewayRefusals...)},
 	"rigor.costs": {tag: tagUsage, summary: "Costs", guard: guardKeyLimited, floor: apikey.Viewer,
 		params: []param{query("from", timeParamDesc, str), query("to", timeParamDesc, str),
 			query("group_by", "Default day.", jsonSchema{"type": "string", "enum": []any{"hour", "day", "week", "month", "task_type", "workspace", "api_key"}})},

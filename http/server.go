@@ -37,6 +37,9 @@ type Config struct {
 	// ErasureWait bounds how long a data deletion's confirmation waits
 	// for the erasure (default 25 s).
 	ErasureWait time.Duration
+	// ConnectionsDisabled turns the connection gateway off: the
+	// connection routes answer 501 feature_not_enabled (SVC_CONNECTIONS).
+	ConnectionsDisabled bool
 }
 
 // Kicker is told when a workflow was queued, so a worker of this process
@@ -180,6 +183,8 @@ func (s *Server) routes() {
 	r.Handle("/docs", s.handle(s.docs)).Methods(http.MethodGet).Name("docs")
 	r.Handle("/docs/{asset}", s.handle(s.docsAsset)).Methods(http.MethodGet).Name("docs.asset")
 	r.Handle("/openapi.json", s.handle(s.openAPIJSON)).Methods(http.MethodGet).Name("openapi")
+	// The web dashboard's pages (http/dashboard.go), outside the JSON API.
+	s.dashboardRoutes(r)
 
 	r.Handle("/api/keys", s.handle(s.createKey)).Methods(http.MethodPost).Name("keys.create")
 	r.Handle("/api/keys/verify", s.authenticated(authOptions{code: "unauthorized"}, s.verifyKey)).Methods(http.MethodGet).Name("keys.verify")
@@ -229,6 +234,7 @@ func (s *Server) routes() {
 	s.RigorHandle("/webhooks/deliveries", http.MethodGet, "rigor.webhooks.deliveries", apikey.Viewer, s.webhookDeliveries)
 	s.RigorHandle("/usage-summary", http.MethodGet, "rigor.usage_summary", apikey.Viewer, s.usageSummary)
 	s.RigorHandle("/costs", http.MethodGet, "rigor.costs", apikey.Viewer, s.costs)
+	s.connectionRoutes() // not rate limited (spec A, Limits)
 }
 
 // Rigor is the subrouter of /api/rigor: routes registered on it need a key and

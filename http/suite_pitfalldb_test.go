@@ -357,6 +357,9 @@ func TestSuitePitfallDBConcurrentReports(t *testing.T) {
 		}
 		id = got
 	}
+	// each key's next request reflects its own reports (read fences,
+	// decision 230): b's read waits for b's, a's query for a's
+	pitfallQuery(t, f, b, map[string]any{"task_type": tt})
 	_, ps := pitfallQuery(t, f, a, map[string]any{"task_type": tt})
 	var got map[string]any
 	for _, p := range ps {

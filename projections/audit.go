@@ -209,6 +209,19 @@ var auditRules = []auditRule{
 		}
 		return auditEntry{ResourceID: d.Provider, OrgID: d.OrgID, WorkspaceID: d.WorkspaceID, Metadata: m}
 	}),
+	// context-server connections: an org-scoped one in the default
+	// workspace's log; tests are operations, not administration
+	rule("connection.created", "connection", func(d connection.Created, _ event.Event) auditEntry {
+		return auditEntry{ResourceID: d.ConnectionID, OrgID: d.OrgID, WorkspaceID: d.WorkspaceID, Metadata: map[string]any{
+			"display_name": d.DisplayName, "scope": d.Scope, "server_url": d.ServerURL, "provider": d.Provider, "auth_type": d.AuthType}}
+	}),
+	rule("connection.updated", "connection", func(d connection.Updated, _ event.Event) auditEntry {
+		return auditEntry{ResourceID: d.ConnectionID, OrgID: d.OrgID, WorkspaceID: d.WorkspaceID, Metadata: map[string]any{
+			"display_name": d.DisplayName, "label": d.Label, "permission_mode": d.PermissionMode, "credential_replaced": d.CredentialReplaced}}
+	}),
+	rule("connection.revoked", "connection", func(d connection.Revoked, _ event.Event) auditEntry {
+		return auditEntry{ResourceID: d.ConnectionID, OrgID: d.OrgID, WorkspaceID: d.WorkspaceID, Metadata: map[string]any{}}
+	}),
 }
 
 // auditByType indexes auditRules.

@@ -65,7 +65,7 @@ func schemaVersion(p Projection) int {
 
 // All returns every projection of the service, in the order the CLI lists them.
 func All() []Projection {
-	all := []Projection{Organizations{}, Keys{}, Workspaces{}, Users{}, Invites{}, Billing{}, NewWorkflows(), Folders{}, TaskCosts{}, WebhookDeliveries{}, Usage{}, Audit{}, Budgets{}, LLMPolicies{}, AutoReloads{}, Notifications{}, WebhookEndpoints{}, DeletionRequests{}}
+	all := []Projection{Organizations{}, Keys{}, Workspaces{}, Users{}, Invites{}, Billing{}, NewWorkflows(), Folders{}, TaskCosts{}, WebhookDeliveries{}, Usage{}, Audit{}, Budgets{}, LLMPolicies{}, AutoReloads{}, Notifications{}, WebhookEndpoints{}, DeletionRequests{}, Connections{}}
 	// the suite's products (spec C), each in projections/suite_<product>.go
 	for _, ps := range [][]Projection{dedupqProjections(), burnrateProjections(), qualitygateProjections(),
 		guardrailProjections(), pitfalldbProjections()} {

@@ -135,6 +135,7 @@ func populate(t *testing.T, orgs int) []string {
 		}
 		reservations(t, res.OrgID)
 		populateFolders(t, res.OrgID, res.WorkspaceID)
+		populateConnections(t, res.OrgID, res.WorkspaceID)
 	}
 	return ids
 }

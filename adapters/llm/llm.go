@@ -96,7 +96,7 @@ type Request struct {
 	TaskLabel   string // e.g. "Competitive analysis"
 	Title       string // the workflow's generated title
 	Language    string // BCP 47, "" = English
-	Context     string // additional_context and framed external content
+	Context     string // additional_context
 	Inherited   string // context inherited from a prior workflow (prior_workflow_id), rendered
 	Guidance    string // revision guidance / approval notes / feedback, may be ""
 	Framework   string // display name of the step's framework (KindStep), e.g. "SWOT Analysis"
@@ -138,7 +138,14 @@ type Request struct {
 	// Criterion is what a KindCheck call judges the output in Context on
 	// (CheckTone, CheckFactualClaims, CheckInternalConsistency).
 	Criterion string
+	// External is content read from context servers for the workflow
+	// (its plan's, scanned for prompt injection): the prompts frame each
+	// as data from its server and URI, not instructions (package prompt).
+	External []External
 }
+
+// External is content read from a context server: the workflow domain's.
+type External = workflow.ExternalContent
 
 // Criteria of a KindCheck call.
 const (

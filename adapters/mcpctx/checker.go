@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"svc/adapters/outbound"
+	"svc/domain/connection"
 	"svc/domain/planning"
 )
 
@@ -51,15 +52,33 @@ func (c *Checker) CheckConnections(ctx context.Context, conns []planning.Connect
 	wg.Wait()
 }
 
+// CheckStoredConnections is CheckConnections for an organization's
+// stored connections: each is reached with access[i]'s headers (its
+// credential) and listed over its transport.
+func (c *Checker) CheckStoredConnections(ctx context.Context, conns []planning.Connection, access []connection.Access) {
+	var wg sync.WaitGroup
+	for i := range conns {
+		if conns[i].ServerURL != "" && i < len(access) {
+			wg.Go(func() { c.checkWith(ctx, withHeaders(c.client, access[i].Header), access[i].Transport, &conns[i]) })
+		}
+	}
+	wg.Wait()
+}
+
 // check probes and lists one server, in parallel, and sets conn's state.
 func (c *Checker) check(ctx context.Context, conn *planning.Connection) {
+	c.checkWith(ctx, c.client, "", conn)
+}
+
+// checkWith is check through client, listing over transport.
+func (c *Checker) checkWith(ctx context.Context, client *http.Client, transport string, conn *planning.Connection) {
 	var (
 		code   int
 		err    error
 		probed sync.WaitGroup
 	)
-	probed.Go(func() { code, err = outbound.Probe(ctx, c.client, conn.ServerURL, CheckTimeout) })
-	resources, lerr := ListResources(ctx, c.client, conn.ServerURL, CheckTimeout)
+	probed.Go(func() { code, err = outbound.Probe(ctx, client, conn.ServerURL, CheckTimeout) })
+	resources, lerr := listResources(ctx, client, conn.ServerURL, transport, CheckTimeout)
 	probed.Wait()
 	if lerr != nil {
 		c.log.DebugContext(ctx, "context server listed no resources", "connection", conn.Label, "error", lerr)

@@ -55,9 +55,14 @@ var clientInfo = &mcp.Implementation{Name: "svc-context", Version: "1"}
 // and MaxResources resources; a repeated cursor ends the listing). The
 // whole exchange, closing the session included, is bounded by timeout.
 func ListResources(ctx context.Context, client *http.Client, serverURL string, timeout time.Duration) ([]Resource, error) {
+	return listResources(ctx, client, serverURL, "", timeout)
+}
+
+// listResources is ListResources over the named transport.
+func listResources(ctx context.Context, client *http.Client, serverURL, transport string, timeout time.Duration) ([]Resource, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	session, err := connect(ctx, client, serverURL, timeout)
+	session, err := connectWith(ctx, client, serverURL, transport, timeout)
 	if err != nil {
 		return nil, err
 	}
@@ -91,21 +96,22 @@ func ListResources(ctx context.Context, client *http.Client, serverURL string, t
 	return out, nil
 }
 
-// connect opens an initialised session with the allowed-methods guard.
+// connect opens an initialised session over streamable HTTP with the
+// allowed-methods guard.
 func connect(ctx context.Context, client *http.Client, serverURL string, timeout time.Duration) (*mcp.ClientSession, error) {
+	return connectWith(ctx, client, serverURL, "", timeout)
+}
+
+// connectWith is connect over the named transport (connection.TransportSSE,
+// else streamable HTTP).
+func connectWith(ctx context.Context, client *http.Client, serverURL, transport string, timeout time.Duration) (*mcp.ClientSession, error) {
 	if client == nil {
 		return nil, errors.New("mcpctx: no HTTP client")
 	}
 	c := mcp.NewClient(clientInfo, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
 	c.AddSendingMiddleware(allowSending)
 	c.AddReceivingMiddleware(refuseServerRequests)
-	transport := &mcp.StreamableClientTransport{
-		Endpoint:             serverURL,
-		HTTPClient:           bounded(client, timeout),
-		MaxRetries:           -1,   // no reconnects: the plan waits on this
-		DisableStandaloneSSE: true, // request and answer only
-	}
-	session, err := c.Connect(ctx, transport, nil)
+	session, err := c.Connect(ctx, transportFor(bounded(client, timeout), serverURL, transport), nil)
 	if err != nil {
 		return nil, fmt.Errorf("mcpctx: initialize %s: %w", serverURL, err)
 	}

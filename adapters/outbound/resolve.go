@@ -15,6 +15,10 @@ var ErrNoAddress = errors.New("outbound: host has no address")
 // lookupNetIP resolves host; a variable so tests can fake DNS.
 var lookupNetIP = net.DefaultResolver.LookupNetIP
 
+// LookupFunc resolves a host name to its addresses (network "ip", "ip4"
+// or "ip6"), as net.Resolver.LookupNetIP does.
+type LookupFunc func(ctx context.Context, network, host string) ([]netip.Addr, error)
+
 // Resolve resolves host (a name or an IP literal, brackets allowed, no
 // port) and checks every A and AAAA record: when any is blocked and
 // allowPrivate is false it returns an error wrapping ErrBlockedAddress.
@@ -22,6 +26,14 @@ var lookupNetIP = net.DefaultResolver.LookupNetIP
 // connection test's resolved_ips). The addresses a later connection uses
 // are checked again by the client, so this is a report, not the guard.
 func Resolve(ctx context.Context, host string, allowPrivate bool) ([]netip.Addr, error) {
+	return ResolveUsing(ctx, lookupNetIP, host, allowPrivate)
+}
+
+// ResolveUsing is Resolve with lookup as the resolver (nil: the system's).
+func ResolveUsing(ctx context.Context, lookup LookupFunc, host string, allowPrivate bool) ([]netip.Addr, error) {
+	if lookup == nil {
+		lookup = lookupNetIP
+	}
 	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
 	if host == "" {
 		return nil, fmt.Errorf("%w: empty host", ErrInvalidURL)
@@ -30,7 +42,7 @@ func Resolve(ctx context.Context, host string, allowPrivate bool) ([]netip.Addr,
 	if ip, err := netip.ParseAddr(host); err == nil {
 		addrs = []netip.Addr{ip}
 	} else {
-		addrs, err = lookupNetIP(ctx, "ip", host)
+		addrs, err = lookup(ctx, "ip", host)
 		if err != nil {
 			return nil, fmt.Errorf("outbound: resolve %q: %w", host, err)
 		}

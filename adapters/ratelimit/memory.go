@@ -18,6 +18,7 @@ type Memory struct {
 
 	mu        sync.Mutex
 	logs      map[string]*requestLog
+	counters  map[string]*counter // fixed windows (window.go)
 	lastSweep time.Time
 }
 
@@ -35,7 +36,7 @@ func NewMemory() *Memory {
 
 // newMemoryAt returns an empty in-process limiter reading time from now.
 func newMemoryAt(now func() time.Time) *Memory {
-	return &Memory{now: now, logs: make(map[string]*requestLog), lastSweep: now()}
+	return &Memory{now: now, logs: make(map[string]*requestLog), counters: make(map[string]*counter), lastSweep: now()}
 }
 
 // Allow implements Limiter.
@@ -87,8 +88,8 @@ func (m *Memory) Undo(ctx context.Context, key string) error {
 	return nil
 }
 
-// sweep drops the logs of keys with no request left in their window. The
-// caller must hold m.mu.
+// sweep drops the logs of keys with no request left in their window, and
+// the counters of windows that ended. The caller must hold m.mu.
 func (m *Memory) sweep(now time.Time) {
 	if now.Sub(m.lastSweep) < sweepEvery {
 		return
@@ -97,6 +98,11 @@ func (m *Memory) sweep(now time.Time) {
 	for k, l := range m.logs {
 		if !l.expires.After(now) {
 			delete(m.logs, k)
+		}
+	}
+	for k, c := range m.counters {
+		if !c.reset.After(now) {
+			delete(m.counters, k)
 		}
 	}
 }

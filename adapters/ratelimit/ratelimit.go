@@ -40,6 +40,12 @@ type Limiter interface {
 	// racing for the last place cannot both be counted. With nothing
 	// counted for key, Undo does nothing.
 	Undo(ctx context.Context, key string) error
+	// AllowUntil counts a request for key in a fixed window ending at
+	// reset (a UTC day): one counter per key, not a log, so a long window
+	// with a high limit costs the same as a short one. Like Allow it
+	// counts only allowed requests; a refusal's RetryAfter is the time
+	// left to reset. A key is used with Allow or AllowUntil, never both.
+	AllowUntil(ctx context.Context, key string, limit int, reset time.Time) (Decision, error)
 	// Ping checks the health of the backing store.
 	Ping(ctx context.Context) error
 }

@@ -285,6 +285,46 @@ func testLimiter(t *testing.T, newLimiter func(t *testing.T) Limiter) {
 			t.Fatal(err)
 		}
 	})
+
+	t.Run("FixedWindow", func(t *testing.T) {
+		l := newLimiter(t)
+		until := func(key string, reset time.Time) Decision {
+			t.Helper()
+			d, err := l.AllowUntil(ctx, key, 3, reset)
+			if err != nil {
+				t.Fatalf("AllowUntil(%q): %v", key, err)
+			}
+			return d
+		}
+		reset := clockOf(l).Add(2 * time.Second)
+		for want := 2; want >= 0; want-- {
+			if d := until("day", reset); !d.Allowed || d.Remaining != want || d.Limit != 3 {
+				t.Fatalf("got %+v, want allowed with Remaining %d", d, want)
+			}
+		}
+		d := until("day", reset)
+		if d.Allowed || d.RetryAfter <= 0 || d.RetryAfter > 2*time.Second {
+			t.Fatalf("4th request: %+v, want refused until the reset", d)
+		}
+		if d := until("other", reset); !d.Allowed || d.Remaining != 2 {
+			t.Fatalf("another key: %+v", d)
+		}
+		wait(l, 2100*time.Millisecond)
+		if d := until("day", clockOf(l).Add(2*time.Second)); !d.Allowed || d.Remaining != 2 {
+			t.Fatalf("after the reset: %+v", d)
+		}
+		if _, err := l.AllowUntil(ctx, "k", 1, clockOf(l).Add(-time.Second)); err == nil {
+			t.Error("a reset in the past: want error")
+		}
+	})
+}
+
+// clockOf is l's clock: its fake one, else the wall clock.
+func clockOf(l Limiter) time.Time {
+	if f, ok := l.(*fakeMemory); ok {
+		return f.time()
+	}
+	return time.Now()
 }
 
 func TestMemorySweepsIdleKeys(t *testing.T) {

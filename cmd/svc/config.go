@@ -53,6 +53,9 @@ type config struct {
 	// DeletionTokenTTL is how long a data deletion request may be
 	// confirmed (SVC_DELETION_TOKEN_TTL, default 1h; shorter for tests).
 	DeletionTokenTTL time.Duration
+	// ConnectionsOff turns the connection gateway off (SVC_CONNECTIONS=off;
+	// default on): the connection routes answer 501 feature_not_enabled.
+	ConnectionsOff bool
 }
 
 func env(name, def string) string {
@@ -117,6 +120,13 @@ func loadConfig() (config, error) {
 	}
 	if c.WebhookDisableAfter, err = strconv.Atoi(env("SVC_WEBHOOK_DISABLE_AFTER", "20")); err != nil || c.WebhookDisableAfter < 1 {
 		return c, fmt.Errorf("SVC_WEBHOOK_DISABLE_AFTER: want a positive integer")
+	}
+	switch strings.ToLower(env("SVC_CONNECTIONS", "on")) {
+	case "on", "true":
+	case "off", "false":
+		c.ConnectionsOff = true
+	default:
+		return c, fmt.Errorf("SVC_CONNECTIONS: want on or off")
 	}
 	return c, nil
 }

@@ -133,6 +133,7 @@ func runServe(ctx context.Context, args []string) error {
 		LLM: provider, Mail: sender, BaseURL: cfg.BaseURL, InteractiveIdle: cfg.InteractiveIdle, Log: log, Consistency: queries,
 		McpOAuth: mcpOAuth, Payments: processor, WebhookSender: webhook.NewSender(outboundClient),
 		Erasures: erasures, DeletionTTL: cfg.DeletionTokenTTL,
+		ContextServers: mcpctx.NewGateway(outboundClient, cfg.AllowPrivateURLs, nil), ConnectionsDisabled: cfg.ConnectionsOff,
 	})
 	// The suite (spec C) shares the repositories; its semantic tiers use
 	// the provider's embeddings when configured, the local embedder else.
@@ -151,7 +152,7 @@ func runServe(ctx context.Context, args []string) error {
 	products := suite.New(repos, suitePorts)
 	keyUsage := credentials.NewKeyUsage(store.Pool(), log)
 	api := httpapi.New(httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies, Version: version,
-		SSEHeartbeat: cfg.SSEHeartbeat, SSETimeout: cfg.SSETimeout},
+		SSEHeartbeat: cfg.SSEHeartbeat, SSETimeout: cfg.SSETimeout, ConnectionsDisabled: cfg.ConnectionsOff},
 		httpapi.Deps{Commands: handlers, Queries: queries, Limiter: apiLimiter{limiter}, Log: log, Catalog: planner.Catalog(), Kicker: workers,
 			Secrets: box, KeyUsage: keyUsage, Suite: products,
 			Collectors: []prometheus.Collector{prometheus.NewCounterFunc(prometheus.CounterOpts{
@@ -260,7 +261,17 @@ func (l apiLimiter) Allow(ctx context.Context, key string, limit int, window tim
 // of an execute the command refused.
 func (l apiLimiter) Undo(ctx context.Context, key string) error { return l.Limiter.Undo(ctx, key) }
 
-var _ httpapi.LimitUndoer = apiLimiter{}
+// AllowUntil implements httpapi.WindowLimiter: anonymous MCP's daily
+// limit per client address.
+func (l apiLimiter) AllowUntil(ctx context.Context, key string, limit int, reset time.Time) (httpapi.LimitDecision, error) {
+	d, err := l.Limiter.AllowUntil(ctx, key, limit, reset)
+	return httpapi.LimitDecision(d), err
+}
+
+var (
+	_ httpapi.LimitUndoer   = apiLimiter{}
+	_ httpapi.WindowLimiter = apiLimiter{}
+)
 
 func runMigrate(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)

@@ -472,7 +472,7 @@ func (r *Runner) moveKeptUsers(e erasure) (int64, error) {
 
 // credentials deletes what is kept outside the log (step 3): the erased
 // users' credentials and sessions, the keys' usage, the MCP tokens and
-// OAuth states.
+// OAuth states, the connections' credentials.
 func (r *Runner) credentials(e erasure) (int64, error) {
 	users, err := r.ids(e, itemUser)
 	if err != nil {
@@ -493,7 +493,7 @@ func (r *Runner) credentials(e erasure) (int64, error) {
 			return err
 		}
 		total += n
-		for _, table := range []string{"mcp_tokens", "mcp_oauth_states"} {
+		for _, table := range []string{"mcp_tokens", "mcp_oauth_states", "connection_credentials"} {
 			tag, err := tx.Exec(e.ctx, `DELETE FROM `+table+` WHERE org_id = $1`, e.orgID)
 			if err != nil {
 				return fmt.Errorf("erase %s: %w", table, err)

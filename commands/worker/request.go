@@ -32,6 +32,7 @@ func (r *run) request(kind string, step workflow.PlannedStep) llm.Request {
 	if q != nil {
 		req.Language, req.Context, req.Inherited = q.Language, q.Context, q.Inherited
 	}
+	req.External = p.External // framed as data by the prompts
 	if kind != llm.KindReview {
 		req.Guidance = strings.Join(r.wf.Guidance(), "\n")
 	}

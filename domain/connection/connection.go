@@ -4,6 +4,11 @@
 // modes, the grant an admin asks for, the flow its signed state carries and
 // the provider's token. The token is a secret: it is never in an event,
 // and its String, GoString, LogValue and MarshalJSON hide it.
+//
+// It is also the organization's gateway of context-server connections
+// (spec A, /api/rigor/connections; aggregate.go): external read-only MCP
+// servers registered with a credential (a secret like the token), tested
+// and listed with the provider registry (providers.go).
 package connection
 
 import (

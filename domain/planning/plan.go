@@ -203,6 +203,9 @@ type Plan struct {
 
 	// ApprovalGates are the zero-based step indices execution pauses before.
 	ApprovalGates []int `json:"-"`
+	// External is the content read for the plan's steps, scanned
+	// (external.go); never shown.
+	External []External `json:"-"`
 }
 
 // History reports how far the executed cost of a task type's workflows
@@ -223,6 +226,9 @@ type Request struct {
 	// Routing is the workspace's llm policy (nil: none): steps use only
 	// the models it allows (models.go).
 	Routing *Routing
+	// External is the content of the files the context names, read from
+	// the connections that list them (ResourceReads), set by the caller.
+	External []External
 }
 
 func usd(credits int) float64 { return math.Round(float64(credits)) / 1000 }
@@ -632,6 +638,7 @@ func contextOf(plan *Plan, cat *catalog.Catalog, req Request) Context {
 			Suggestion: "Connect the code host too, so steps can read files directly."})
 	}
 	referencedFiles(plan, &c, req)
+	plan.External = externalContent(plan, req)
 	return c
 }
 

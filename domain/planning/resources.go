@@ -23,18 +23,24 @@ type Resource struct {
 // resource); a bare name (README.md) matches a candidate with that base
 // name.
 func MatchFile(ref string, resources []Resource) bool {
+	_, ok := FindFile(ref, resources)
+	return ok
+}
+
+// FindFile is the first of resources that ref names (MatchFile).
+func FindFile(ref string, resources []Resource) (Resource, bool) {
 	ref = strings.TrimPrefix(ref, "/")
 	if ref == "" {
-		return false
+		return Resource{}, false
 	}
 	for _, r := range resources {
 		for _, c := range [2]string{uriPath(r.URI), cleanPath(r.Name)} {
 			if c != "" && matchPath(ref, c) {
-				return true
+				return r, true
 			}
 		}
 	}
-	return false
+	return Resource{}, false
 }
 
 func matchPath(ref, candidate string) bool {

@@ -315,6 +315,9 @@ type Planned struct {
 	ContextLess bool `json:"context_less,omitempty"`
 	// Connections are the context servers the plan was given.
 	Connections []Connection `json:"connections,omitempty"`
+	// External is the content the plan read for its steps (a bounded
+	// snapshot: runs do not read it again).
+	External []ExternalContent `json:"external_content,omitempty"`
 	// Models routes the run's calls by tier when the workspace's llm
 	// policy applied to the plan (nil: the provider's models).
 	Models *ModelRouting `json:"models,omitempty"`

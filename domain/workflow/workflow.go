@@ -80,3 +80,15 @@ type Connection struct {
 	Name      string `json:"name"`
 	ServerURL string `json:"server_url"`
 }
+
+// ExternalContent is the content of a resource a plan read from a
+// context server (a file its context names), scanned for prompt injection
+// at plan time (flagged lines stripped): the run's prompts frame it as
+// data from Server/URI, not instructions.
+type ExternalContent struct {
+	Server    string `json:"server"`
+	URI       string `json:"uri"`
+	Text      string `json:"text"`
+	Truncated bool   `json:"truncated,omitempty"`
+	Stripped  bool   `json:"stripped,omitempty"`
+}

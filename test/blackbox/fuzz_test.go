@@ -237,6 +237,15 @@ var postRoutes = []postRoute{
 	// the processor's webhook: every body signed, so that it is read (an
 	// unsigned one is 400 invalid_signature before anything else); the
 	// event is a purchase of an organization the server does not have
+	// context-server connections: the fuzz's callers are owners (creations
+	// pile up to the limit, 409); the tested connection does not exist
+	{path: "/api/rigor/connections",
+		base: map[string]any{"display_name": "fuzz", "label": "Fuzz", "scope": "org", "server_url": "https://mcp.example.com/mcp",
+			"auth_type": "bearer_token", "transport": "streamable-http", "auth_credential": map[string]any{"token": "fuzz-token"}},
+		fields: map[string]string{"display_name": "string", "label": "string", "scope": "string", "workspace_id": "string", "server_url": "string",
+			"auth_type": "string", "transport": "string", "provider": "string", "auth_credential": "object", "auth_credential.token": "string",
+			"auth_credential.key": "string", "auth_credential.header": "string", "auth_credential.access_token": "string"}},
+	{path: "/api/rigor/connections/{connection_id}/test", base: map[string]any{}, fields: map[string]string{}},
 	// (its "object" is not fuzzed: stripe-go reads only an "event")
 	{path: "/api/billing/webhook", signed: true,
 		base: map[string]any{"id": "evt_fuzz", "object": "event", "type": "checkout.session.completed", "created": 1700000000,
@@ -250,10 +259,11 @@ var postRoutes = []postRoute{
 }
 
 // fill puts who's workspace and folder into path's {id} and {folder_id},
-// and a webhook that does not exist into {webhook_id}.
+// and a webhook and a connection that do not exist into {webhook_id} and
+// {connection_id}.
 func (who caller) fill(path string) string {
 	return strings.NewReplacer("{id}", who.workspace, "{folder_id}", who.folder,
-		"{webhook_id}", "00000000-0000-4000-8000-000000000000").Replace(path)
+		"{webhook_id}", "00000000-0000-4000-8000-000000000000", "{connection_id}", "00000000-0000-4000-8000-000000000000").Replace(path)
 }
 
 // caller is who sends a fuzzed request: an organization's owner key, or a

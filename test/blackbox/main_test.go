@@ -402,6 +402,13 @@ func checkCommon(t testing.TB, r req, res *response) {
 			}
 			return
 		}
+		if msg, ok := res.Body["error"].(string); ok && isConnectionTest(r.Path) {
+			// spec A's {error: <string>} of a failed connection test
+			if msg == "" || res.Body["request_id"] != res.RequestID || res.Body["status"] != "error" {
+				t.Errorf("%s %s: connection test failure %s", r.Method, r.Path, res.Raw)
+			}
+			return
+		}
 		env, ok := res.Body["error"].(map[string]any)
 		if !ok {
 			t.Fatalf("%s %s: status %d without an error envelope: %s", r.Method, r.Path, res.Status, res.Raw)
@@ -416,6 +423,11 @@ func checkCommon(t testing.TB, r req, res *response) {
 			t.Errorf("%s %s: error.request_id %q != X-Request-Id %q", r.Method, r.Path, id, res.RequestID)
 		}
 	}
+}
+
+// isConnectionTest reports whether path is a connection's test route.
+func isConnectionTest(path string) bool {
+	return strings.HasPrefix(path, "/api/rigor/connections/") && strings.HasSuffix(path, "/test")
 }
 
 // isSuitePath reports whether path is under a spec C product's prefix,

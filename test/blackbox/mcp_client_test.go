@@ -179,6 +179,39 @@ func TestWorkflowMCPTypeScriptClient(t *testing.T) {
 	}
 }
 
+// TestWorkflowMCPAnonymousTypeScriptClient: without a key the TypeScript
+// SDK's client lists the tools and plans (in the demo organization);
+// reading the plan back needs a key (401 missing_api_key as a tool error).
+func TestWorkflowMCPAnonymousTypeScriptClient(t *testing.T) {
+	t.Parallel()
+	sdk := mcpSDK(t)
+	s := sharedServer(t)
+	raw := runClient(t, "rigor_anon.mjs", "MCP_URL="+s.base+"/api/mcp/rigor", "MCP_SDK="+sdk, "MCP_IP="+nextIP())
+	var out struct {
+		Tools []string `json:"tools"`
+		Plan  struct {
+			IsError    bool   `json:"isError"`
+			WorkflowID string `json:"workflow_id"`
+		} `json:"plan"`
+		Status struct {
+			IsError bool   `json:"isError"`
+			Code    string `json:"code"`
+		} `json:"status"`
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatalf("client output %s: %v", raw, err)
+	}
+	if strings.Join(out.Tools, ",") != "rigor_execute,rigor_plan,rigor_status" {
+		t.Errorf("tools/list without a key: %v", out.Tools)
+	}
+	if out.Plan.IsError || !workflowID.MatchString(out.Plan.WorkflowID) {
+		t.Fatalf("anonymous rigor_plan: %s", raw)
+	}
+	if !out.Status.IsError || out.Status.Code != "missing_api_key" {
+		t.Errorf("rigor_status without a key: %s", raw)
+	}
+}
+
 // TestMCPInspectorCLI: the MCP Inspector's CLI mode (pinned in the
 // Makefile, make tools installs it) lists and calls the tools of both MCP
 // servers with an API key header.

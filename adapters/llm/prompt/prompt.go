@@ -128,6 +128,9 @@ func systemPrompt(r llm.Request) string {
 	case llm.KindCheck:
 		b.WriteString(checkSystem(r.Criterion))
 	}
+	if framesExternal(r) {
+		b.WriteString(externalRule)
+	}
 	if !textutil.EnglishLanguage(r.Language) && r.Kind != llm.KindClassify {
 		fmt.Fprintf(&b, "\nWrite all prose in the language %q; keep the JSON keys in English.", r.Language)
 	}
@@ -171,6 +174,13 @@ func userPrompt(r llm.Request) string {
 		ctxTitle = "Output to check"
 	}
 	section(ctxTitle, textutil.Clip(r.Context, ctxLimit))
+	if framesExternal(r) {
+		limit := maxExternalChars
+		if compressed {
+			limit = maxExternalCharsCompressed
+		}
+		section(externalTitle, externalText(r.External, limit))
+	}
 	inheritedLimit := maxInheritedChars
 	if compressed {
 		inheritedLimit = maxContextCharsCompressed

@@ -1,0 +1,29 @@
+package dashboard
+
+import (
+	"maps"
+
+	"svc/domain/apikey"
+)
+
+// routes are the API routes the dashboard calls, by name, with the role
+// each needs ("" for any signed-in user): a page offers an action only to
+// a role that reaches its route's floor. The API's tests hold this table
+// to the routes' own floors, and require a sentence (apierr.go) for every
+// error code these routes answer.
+var routes = map[string]apikey.Role{
+	"auth.signup": "", "auth.login": "", "auth.logout": "", "user.me": "", "workspaces.list": "",
+	"billing.balance": "", "rigor.task_types": "",
+	"rigor.workflows": apikey.Viewer, "rigor.plan": apikey.Viewer, "rigor.status": apikey.Viewer,
+	"rigor.execute": apikey.Member, "rigor.step": apikey.Member, "rigor.resume": apikey.Member,
+	"rigor.approve": apikey.Admin, "rigor.workflows.actions": apikey.Admin,
+	"workspaces.folders.list": "", "workspaces.folders.create": apikey.Member,
+	"workspaces.folders.workflows.add": apikey.Member,
+}
+
+// Routes returns the routes the dashboard calls and the role it expects
+// each to need.
+func Routes() map[string]apikey.Role { return maps.Clone(routes) }
+
+// may reports whether id's role reaches the floor of route.
+func (id Identity) may(route string) bool { return id.Can(routes[route]) }
