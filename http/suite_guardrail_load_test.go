@@ -121,11 +121,16 @@ func TestSuiteGuardRailLoad(t *testing.T) {
 }
 
 // servingFixture is newFixture as svc serve runs it: the projections are
-// woken by the appends, with no idle poll (serve's WithPoll(0)), and no
+// woken by the appends, with no idle poll (serve's WithPoll(0)) and serve's
+// linger (SVC_GUARDRAIL_LOAD_LINGER_US overrides it; 0 for none), and no
 // rate limit.
 func servingFixture(t *testing.T) *fixture {
 	t.Helper()
-	runner := projections.NewRunner(store, quiet, projections.All(), projections.WithPoll(0))
+	linger := projections.ServeLinger
+	if v, err := strconv.Atoi(os.Getenv("SVC_GUARDRAIL_LOAD_LINGER_US")); err == nil && v >= 0 {
+		linger = time.Duration(v) * time.Microsecond // 0: no linger
+	}
+	runner := projections.NewRunner(store, quiet, projections.All(), projections.WithPoll(0), projections.WithLinger(linger))
 	srv := httpapi.New(httpapi.Config{BaseURL: "http://test", Version: "test"}, testDeps(t, store, runner, allowAll{}))
 	f := &fixture{srv: srv, runner: runner}
 	if err := runner.Setup(context.Background()); err != nil {

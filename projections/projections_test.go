@@ -520,3 +520,28 @@ func TestLiveRunnerPassesEventsItDoesNotRead(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestLingerYieldsToWait: a follower that lingers under a stream of
+// commits steps at once for a caller of Wait (an hour's linger would
+// otherwise hold the wait past its bound).
+func TestLingerYieldsToWait(t *testing.T) {
+	db.Reset(t)
+	r := newRunner(t, []projections.Projection{&flaky{}}, projections.WithPoll(0), projections.WithLinger(time.Hour))
+	ctx, stop := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { r.Run(ctx); close(stopped) }()
+	defer func() { stop(); <-stopped }()
+	var last event.Position
+	for i := range 50 { // more commits arrive while the follower steps: it lingers
+		pos, err := store.Append(context.Background(), fmt.Sprintf("linger-%d", i), event.NewStream, event.New{Data: eventA{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = pos
+	}
+	wctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := r.Wait(wctx, last, "flaky"); err != nil {
+		t.Fatalf("a lingering follower held a wait: %v", err)
+	}
+}

@@ -25,6 +25,7 @@ type Runner struct {
 	reads       map[string]map[string]bool // projection name -> the event types it reads
 	batch       int
 	poll        time.Duration
+	linger      time.Duration
 
 	mu      sync.Mutex
 	reached map[string]event.Position
@@ -48,6 +49,19 @@ func WithRegistry(reg *event.Registry) Option { return func(r *Runner) { r.regis
 // and so do other processes' while the store's Push runs: then 0, no
 // poll, is the setting (the store's head check is the safety net).
 func WithPoll(d time.Duration) Option { return func(r *Runner) { r.poll = d } }
+
+// WithLinger makes a follower that finds more events waiting right after a
+// step wait d before the next one (default 0: at once), so that under a
+// steady stream of commits one transaction applies several of them
+// instead of one each: fewer, larger steps, for at most d more lag. A
+// follower whose read model a caller of Wait here waits for does not
+// linger (a command's read-your-writes wait is not lengthened).
+func WithLinger(d time.Duration) Option { return func(r *Runner) { r.linger = d } }
+
+// ServeLinger is the linger `svc serve` runs its projections with
+// (decision 273): under a steady stream of suite calls, a GuardRail
+// check's group and the next few share each read model's transaction.
+const ServeLinger = 5 * time.Millisecond
 
 // NewRunner returns a runner for projections over store.
 func NewRunner(store *eventstore.Store, log *slog.Logger, projections []Projection, opts ...Option) *Runner {
@@ -197,6 +211,16 @@ func (r *Runner) follow(ctx context.Context, p Projection, wake <-chan struct{})
 			select {
 			case <-wake: // more came meanwhile: no need to look first
 				mode = noLook
+				// and more is coming: let it gather, unless a caller of
+				// Wait here waits for this projection (then at once)
+				if r.linger > 0 && !r.awaited(p.Name()) {
+					select {
+					case <-ctx.Done():
+						return
+					case <-r.nudges[p.Name()]:
+					case <-time.After(r.linger):
+					}
+				}
 			default:
 				if n == r.batch { // a full batch: more is there
 					mode = noLook
@@ -454,6 +478,14 @@ func (r *Runner) moved(name string, pos event.Position) {
 	}
 	close(r.changed)
 	r.changed = make(chan struct{})
+}
+
+// awaited reports whether a caller of Wait here waits for projection name
+// to reach a position it has not reached.
+func (r *Runner) awaited(name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return !r.reached[name].Reached(r.wanted[name])
 }
 
 // ErrWaitTimeout means a projection did not reach a position in time.

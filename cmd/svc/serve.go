@@ -97,7 +97,8 @@ func runServe(ctx context.Context, args []string) error {
 	// Push: this instance announces its commits on eventstore.Channel and
 	// wakes its readers on the others'; nothing idle polls (WithPoll(0),
 	// the workers' and dispatcher's polls are safety nets).
-	runner := projections.NewRunner(store, log, projections.All(), projections.WithPoll(0))
+	runner := projections.NewRunner(store, log, projections.All(), projections.WithPoll(0),
+		projections.WithLinger(projections.ServeLinger))
 	if err := runner.Setup(ctx); err != nil {
 		return err
 	}
