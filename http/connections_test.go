@@ -3,13 +3,9 @@ package httpapi_test
 import (
 	"context"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"net/netip"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -18,7 +14,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"svc/adapters/outbound"
+	"svc/adapters/outbound/outboundtest"
 	"svc/domain/apikey"
 	"svc/eventstore/event"
 	httpapi "svc/http"
@@ -62,22 +58,7 @@ func contextServer(t *testing.T) (string, *http.Client, *[]string) {
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: r.Params.URI, Text: "welcome"}}}, nil
 	})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
-	ts := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "Bearer ctx-secret" {
-			http.Error(w, "unauthorized", http.StatusUnauthorized)
-			return
-		}
-		h.ServeHTTP(w, r)
-	}))
-	t.Cleanup(ts.Close)
-	ca := filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	client, err := outbound.NewClient(outbound.Options{AllowPrivate: true, ExtraCAFile: ca})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ts, client := outboundtest.Bearer(t, h, "ctx-secret", true)
 	return ts.URL + "/mcp", client, methods
 }
 

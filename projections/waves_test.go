@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"svc/projections"
 )
@@ -47,6 +48,10 @@ func TestWaves(t *testing.T) {
 	for range got {
 		<-arrived
 	}
+	// let them reach Do while read 1 still runs (a later arrival starts
+	// read 2 itself: the assertion holds either way, but only this order
+	// exercises the join)
+	time.Sleep(50 * time.Millisecond)
 	close(release)
 	if v := <-first; v != 1 {
 		t.Fatalf("the first caller got read %d", v)

@@ -2,15 +2,12 @@ package mcpctx
 
 import (
 	"context"
-	"encoding/pem"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -18,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"svc/adapters/outbound"
+	"svc/adapters/outbound/outboundtest"
 	"svc/domain/connection"
 	"svc/domain/planning"
 )
@@ -44,22 +42,7 @@ func tlsServer(t *testing.T, sse, allowPrivate bool) (*httptest.Server, *recorde
 	if sse {
 		h = mcp.NewSSEHandler(get, nil)
 	}
-	ts := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "Bearer t0k" {
-			http.Error(w, "unauthorized", http.StatusUnauthorized)
-			return
-		}
-		h.ServeHTTP(w, r)
-	}))
-	t.Cleanup(ts.Close)
-	ca := filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	client, err := outbound.NewClient(outbound.Options{AllowPrivate: allowPrivate, ExtraCAFile: ca})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ts, client := outboundtest.Bearer(t, h, "t0k", allowPrivate)
 	return ts, rec, client
 }
 

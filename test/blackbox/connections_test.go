@@ -3,11 +3,8 @@ package blackbox
 import (
 	"context"
 	"encoding/json"
-	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"svc/adapters/outbound/outboundtest"
 	"svc/eventstore"
 )
 
@@ -64,10 +62,7 @@ func newContextServer(t *testing.T, auth bool) *contextServer {
 	}))
 	t.Cleanup(ts.Close)
 	c.URL = ts.URL + "/mcp"
-	c.CA = filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(c.CA, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw}), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	c.CA = outboundtest.WriteCA(t, ts)
 	return c
 }
 
