@@ -108,8 +108,11 @@ func Sentences() []string {
 }
 
 // sentences are the error codes of the routes the dashboard calls, in
-// the words of someone using it.
-var sentences = map[string]string{
+// the words of someone using it: each page area declares its own.
+var sentences = merged(coreSentences, moneySentences, teamSentences, adminSentences)
+
+// coreSentences are the codes of the sign-in and workflow pages.
+var coreSentences = map[string]string{
 	// signing in and up
 	"invalid_credentials":      "The email or the password is wrong.",
 	"email_already_registered": "An account with this email already exists. Log in instead, or use another address.",

@@ -14,13 +14,13 @@ import (
 // binary (no CDN), each URL carrying a hash of its content so a browser
 // may keep it while it is unchanged.
 
-//go:embed assets/dashboard.css assets/dashboard.js assets/favicon.svg
+//go:embed assets/*.css assets/dashboard.js assets/favicon.svg
 var assetFS embed.FS
 
 // assetHashes are the first hex digits of each asset's SHA-256.
 var assetHashes = func() map[string]string {
 	out := map[string]string{}
-	for _, name := range []string{"dashboard.css", "dashboard.js", "favicon.svg"} {
+	for _, name := range []string{"dashboard.css", "money.css", "team.css", "admin.css", "dashboard.js", "favicon.svg"} {
 		raw, err := assetFS.ReadFile("assets/" + name)
 		if err != nil {
 			panic(err)

@@ -89,6 +89,9 @@ func (h *Handler) routes() {
 	m.HandleFunc("GET /dashboard/workflows/{id}/events", h.signedIn(h.events))
 	m.HandleFunc("POST /dashboard/workflows/{id}/{action}", h.signedIn(h.control))
 	m.HandleFunc("GET /dashboard/connections", h.signedIn(h.connections))
+	h.moneyPages(m)
+	h.teamPages(m)
+	h.adminPages(m)
 	m.HandleFunc("/dashboard/", h.notFound)
 }
 

@@ -5,8 +5,10 @@ import (
 	"embed"
 	"encoding/json"
 	"html/template"
+	"io/fs"
 	"net/http"
 	"net/url"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -15,12 +17,21 @@ import (
 //go:embed templates/*.html
 var templateFS embed.FS
 
-// pages are the templates, each parsed with the layout.
+// pages are the templates by name (templates/NAME.html), each parsed
+// with the layout.
 var pages = func() map[string]*template.Template {
 	out := map[string]*template.Template{}
-	for _, name := range []string{"login", "signup", "workflows", "new", "workflow", "connections", "error"} {
+	files, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		panic(err)
+	}
+	for _, file := range files {
+		name := strings.TrimSuffix(path.Base(file), ".html")
+		if name == "layout" {
+			continue
+		}
 		out[name] = template.Must(template.New("layout.html").Funcs(funcs).
-			ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html"))
+			ParseFS(templateFS, "templates/layout.html", file))
 	}
 	return out
 }()

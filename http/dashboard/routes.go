@@ -11,7 +11,10 @@ import (
 // a role that reaches its route's floor. The API's tests hold this table
 // to the routes' own floors, and require a sentence (apierr.go) for every
 // error code these routes answer.
-var routes = map[string]apikey.Role{
+var routes = merged(coreRoutes, moneyRoutes, teamRoutes, adminRoutes)
+
+// coreRoutes are the routes of the sign-in and workflow pages.
+var coreRoutes = map[string]apikey.Role{
 	"auth.signup": "", "auth.login": "", "auth.logout": "", "user.me": "", "workspaces.list": "",
 	"billing.balance": "", "rigor.task_types": "",
 	"rigor.workflows": apikey.Viewer, "rigor.plan": apikey.Viewer, "rigor.status": apikey.Viewer,
@@ -19,6 +22,15 @@ var routes = map[string]apikey.Role{
 	"rigor.approve": apikey.Admin, "rigor.workflows.actions": apikey.Admin,
 	"workspaces.folders.list": "", "workspaces.folders.create": apikey.Member,
 	"workspaces.folders.workflows.add": apikey.Member,
+}
+
+// merged is the union of ms (each page area declares its own routes).
+func merged[V any](ms ...map[string]V) map[string]V {
+	out := map[string]V{}
+	for _, m := range ms {
+		maps.Copy(out, m)
+	}
+	return out
 }
 
 // Routes returns the routes the dashboard calls and the role it expects
