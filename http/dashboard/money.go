@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"html/template"
 	"net/http"
 
 	"svc/domain/apikey"
@@ -16,5 +17,8 @@ var moneyRoutes = map[string]apikey.Role{
 
 // moneySentences are the error codes of moneyRoutes not in coreSentences.
 var moneySentences = map[string]string{}
+
+// moneyFuncs are the template functions of the money pages.
+var moneyFuncs = template.FuncMap{}
 
 func (h *Handler) moneyPages(m *http.ServeMux) {}

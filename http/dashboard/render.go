@@ -36,7 +36,10 @@ var pages = func() map[string]*template.Template {
 	return out
 }()
 
-var funcs = template.FuncMap{
+// funcs are the templates' functions: each page area may declare its own.
+var funcs = template.FuncMap(merged(coreFuncs, moneyFuncs, teamFuncs, adminFuncs))
+
+var coreFuncs = template.FuncMap{
 	"credits": func(n any) string { return formatInt(toInt(n)) },
 	"usd":     func(n any) string { return "$" + strconv.FormatFloat(float64(toInt(n))/1000, 'f', 2, 64) },
 	"asset":   assetURL,

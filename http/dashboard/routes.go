@@ -16,7 +16,7 @@ var routes = merged(coreRoutes, moneyRoutes, teamRoutes, adminRoutes)
 // coreRoutes are the routes of the sign-in and workflow pages.
 var coreRoutes = map[string]apikey.Role{
 	"auth.signup": "", "auth.login": "", "auth.logout": "", "user.me": "", "workspaces.list": "",
-	"billing.balance": "", "rigor.task_types": "",
+	"billing.balance": "", "rigor.task_types": "", "notifications.list": "",
 	"rigor.workflows": apikey.Viewer, "rigor.plan": apikey.Viewer, "rigor.status": apikey.Viewer,
 	"rigor.execute": apikey.Member, "rigor.step": apikey.Member, "rigor.resume": apikey.Member,
 	"rigor.approve": apikey.Admin, "rigor.workflows.actions": apikey.Admin,

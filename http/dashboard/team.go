@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"html/template"
 	"net/http"
 
 	"svc/domain/apikey"
@@ -16,5 +17,8 @@ var teamRoutes = map[string]apikey.Role{
 
 // teamSentences are the error codes of teamRoutes not in coreSentences.
 var teamSentences = map[string]string{}
+
+// teamFuncs are the template functions of the team pages.
+var teamFuncs = template.FuncMap{}
 
 func (h *Handler) teamPages(m *http.ServeMux) {}
