@@ -220,13 +220,42 @@ func (cl *Classifier) intentsOf(description string, asks []clause) []Intent {
 			}
 		}
 		if !merged {
-			out = append(out, Intent{TaskType: tt, Confidence: round3(conf), SourcePhrase: phrase, byPhrase: byPhrase})
+			out = append(out, Intent{TaskType: tt, Confidence: round3(conf), SourcePhrase: phrase, byPhrase: byPhrase,
+				question: c.question && !c.verb})
 		}
 	}
+	out = cl.foldFramingQuestion(out)
 	if len(out) < 2 {
 		return nil
 	}
 	return out
+}
+
+// foldFramingQuestion folds an opening question that names no deliverable
+// into the deliverable a later ask names ("How do we take our API to
+// developers? … Give me a launch plan in phases": the plan answers the
+// question). A factual or atomic question stays a request of its own.
+func (cl *Classifier) foldFramingQuestion(out []Intent) []Intent {
+	if len(out) < 2 || out[0].byPhrase || !out[0].question || !cl.workflow(out[0].TaskType) {
+		return out
+	}
+	for j := 1; j < len(out); j++ {
+		if out[j].byPhrase && cl.workflow(out[j].TaskType) {
+			out[j].SourcePhrase = out[0].SourcePhrase + " " + out[j].SourcePhrase
+			return out[1:]
+		}
+	}
+	return out
+}
+
+// workflow reports whether task type id is a multi-step deliverable.
+func (cl *Classifier) workflow(id string) bool {
+	for _, t := range cl.types {
+		if t.ID == id {
+			return t.Shape == "workflow"
+		}
+	}
+	return false
 }
 
 // source is the text of description that ts came from.

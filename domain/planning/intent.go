@@ -14,6 +14,7 @@ type Intent struct {
 	SourcePhrase string  `json:"source_phrase"`
 
 	byPhrase bool // a deliverable phrase named it
+	question bool // a question without a request verb asked it
 }
 
 var filler = regexp.MustCompile(`(?i)^(please\s+|can you\s+|could you\s+|i need( you)? to\s+|i need\s+|we need( you)? to\s+|we need\s+|help me\s+|i want( you)? to\s+|we want to\s+)+`)

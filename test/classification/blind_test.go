@@ -22,8 +22,13 @@ import (
 // heldout.jsonl was labelled before any output was seen and is frozen by
 // its hash; this suite reports only its totals, never a line.
 
-// heldoutSHA256 freezes blind/heldout.jsonl.
+// heldoutSHA256 freezes blind/heldout.jsonl, the first held-out set: read
+// and tuned on since 2026-11-25 (round 8), it is development data now.
 const heldoutSHA256 = "c2253a1d356ca8f11d0a688ad3824385d876ff264f4f4bc01af97a3f8a75433d"
+
+// heldout2SHA256 freezes blind/heldout2.jsonl, the held-out set: written
+// blind and committed (c5a0d01) before any output on it existed.
+const heldout2SHA256 = "7cf0a2709397cfea08b82efc8663e85affa10c87a54fc39fea689cd2aeb6287c"
 
 type blindLine struct {
 	ID          string   `json:"id"`
@@ -242,16 +247,27 @@ func TestBlindDevelopment(t *testing.T) {
 	}
 }
 
-// TestBlindHeldOut measures the frozen held-out set; it shows no line.
+// TestBlindHeldOut measures the frozen held-out set, blind/heldout2.jsonl;
+// it shows no line. The first held-out set, read since, is measured as
+// development data (lines shown with -v).
 func TestBlindHeldOut(t *testing.T) {
-	_, b := readBlind(t, "blind/heldout.jsonl")
-	sum := sha256.Sum256(b)
-	if got := hex.EncodeToString(sum[:]); got != heldoutSHA256 {
-		t.Fatalf("blind/heldout.jsonl changed: sha256 %s, frozen %s", got, heldoutSHA256)
+	for _, set := range []struct {
+		name, file, sha string
+		show            bool
+		f               floors
+	}{
+		{"held-out", "blind/heldout2.jsonl", heldout2SHA256, false, heldOut2Floors},
+		{"first held-out (development)", "blind/heldout.jsonl", heldoutSHA256, testing.Verbose(), heldOutFloors},
+	} {
+		_, b := readBlind(t, set.file)
+		sum := sha256.Sum256(b)
+		if got := hex.EncodeToString(sum[:]); got != set.sha {
+			t.Fatalf("%s changed: sha256 %s, frozen %s", set.file, got, set.sha)
+		}
+		r := runBlind(t, set.file, set.show, current)
+		r.log(t, set.name)
+		r.hold(t, set.name, set.f)
 	}
-	r := runBlind(t, "blind/heldout.jsonl", false, current)
-	r.log(t, "held-out")
-	r.hold(t, "held-out", heldOutFloors)
 }
 
 // floors are the least each figure must reach: a few points under the
@@ -261,14 +277,15 @@ type floors struct {
 }
 
 var (
-	devFloors     = floors{english: 0.95, others: 0.96, vagueRecall: 0.92, vaguePrecision: 0.97, multi: 0.94, maxSplits: 0.01}
-	dev2Floors    = floors{english: 0.94, others: 0.97, vagueRecall: 0.87, vaguePrecision: 0.97, multi: 0.87, maxSplits: 0.01}
-	dev3Floors    = floors{english: 0.95, others: 0.94, vagueRecall: 0.87, vaguePrecision: 0.97, multi: 0.87, maxSplits: 0.01}
-	dev4Floors    = floors{english: 0.96, others: 0.94, vagueRecall: 0.87, vaguePrecision: 0.97, multi: 0.90, maxSplits: 0.01}
-	dev5Floors    = floors{english: 0.95, others: 0.97, vagueRecall: 0.90, vaguePrecision: 0.97, multi: 0.90, maxSplits: 0.01}
-	dev6Floors    = floors{english: 0.94, others: 0, vagueRecall: 0.93, vaguePrecision: 0.97, multi: 0.85, maxSplits: 0.01}
-	dev7Floors    = floors{english: 0.92, others: 0.97, vagueRecall: 0.92, vaguePrecision: 0.97, multi: 0.86, maxSplits: 0.01}
-	heldOutFloors = floors{english: 0.91, others: 0.92, vagueRecall: 0.85, vaguePrecision: 0.95, multi: 0.84, maxSplits: 0.025}
+	devFloors      = floors{english: 0.95, others: 0.96, vagueRecall: 0.92, vaguePrecision: 0.97, multi: 0.94, maxSplits: 0.01}
+	dev2Floors     = floors{english: 0.94, others: 0.97, vagueRecall: 0.87, vaguePrecision: 0.97, multi: 0.87, maxSplits: 0.01}
+	dev3Floors     = floors{english: 0.95, others: 0.94, vagueRecall: 0.87, vaguePrecision: 0.97, multi: 0.87, maxSplits: 0.01}
+	dev4Floors     = floors{english: 0.96, others: 0.94, vagueRecall: 0.87, vaguePrecision: 0.97, multi: 0.90, maxSplits: 0.01}
+	dev5Floors     = floors{english: 0.95, others: 0.97, vagueRecall: 0.90, vaguePrecision: 0.97, multi: 0.90, maxSplits: 0.01}
+	dev6Floors     = floors{english: 0.94, others: 0, vagueRecall: 0.93, vaguePrecision: 0.97, multi: 0.85, maxSplits: 0.01}
+	dev7Floors     = floors{english: 0.92, others: 0.97, vagueRecall: 0.92, vaguePrecision: 0.97, multi: 0.86, maxSplits: 0.01}
+	heldOutFloors  = floors{english: 0.94, others: 0.95, vagueRecall: 0.92, vaguePrecision: 0.97, multi: 0.90, maxSplits: 0.015}
+	heldOut2Floors = floors{english: 0.85, others: 0.89, vagueRecall: 0.85, vaguePrecision: 0.80, multi: 0.45, maxSplits: 0.015}
 )
 
 func (r blindResult) hold(t *testing.T, name string, f floors) {
