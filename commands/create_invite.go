@@ -60,10 +60,11 @@ func NewCreateInviteHandler(repos *Repositories, sealer Sealer, m *verificationM
 	return CreateInviteHandler{repos: must(repos), sealer: sealer, mail: m, base: baseURL, now: time.Now}
 }
 
-// InviteURL is where an invite's token is accepted: the dashboard's page,
-// which posts it to /api/invites/accept once the user is signed in.
+// InviteURL is where an invite's token is accepted: the dashboard's page
+// (/dashboard/invite), which has the user sign in or up, then posts it to
+// /api/invites/accept.
 func InviteURL(baseURL, token string) string {
-	return baseURL + "/invite?token=" + url.QueryEscape(token)
+	return baseURL + "/dashboard/invite?token=" + url.QueryEscape(token)
 }
 
 // Handle appends InviteCreated (the workspace must exist and be active),

@@ -41,11 +41,15 @@ func forbidden(floor, have Role) error {
 		withDetail("required_role", string(floor)).withDetail("role", string(have))
 }
 
-// caller resolves the request's API key or, without one, its session; nil
-// when neither is present and valid.
+// caller resolves the request's API key or, without one, its session (a
+// dashboard sub-request's session acting in the workspace its page names);
+// nil when neither is present and valid.
 func (s *Server) caller(r *http.Request) (*projections.Principal, error) {
 	if raw := r.Header.Get("x-api-key"); raw != "" {
 		return s.principal(r.Context(), raw)
+	}
+	if ws, ok := r.Context().Value(dashboardKey{}).(string); ok {
+		return s.dashboardPrincipal(r, ws)
 	}
 	return s.sessionPrincipal(r)
 }

@@ -16,12 +16,15 @@ import (
 
 // Session cookies (spec B leaves names and attributes open;
 // docs/decisions.md): the access token, sent on every request, and the
-// refresh token, sent only to /api/auth.
+// refresh token, sent only to /api/auth and to the dashboard, which renews
+// a lapsed session itself (decision 322).
 const (
 	sessionCookie = "svc_session"
 	refreshCookie = "svc_refresh"
-	refreshPath   = "/api/auth"
 )
+
+// refreshPaths are the paths the refresh cookie is set for.
+var refreshPaths = []string{"/api/auth", "/dashboard"}
 
 // Login limits: attempts per client IP and per email address, in a sliding
 // window; a successful login gives its attempt back.
@@ -284,14 +287,18 @@ func (s *Server) setSession(w http.ResponseWriter, r *http.Request, access, refr
 	sec := s.secure(r)
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: access, Path: "/", Expires: accessExpires,
 		MaxAge: int(time.Until(accessExpires).Seconds()), HttpOnly: true, Secure: sec, SameSite: http.SameSiteLaxMode})
-	http.SetCookie(w, &http.Cookie{Name: refreshCookie, Value: refresh, Path: refreshPath, Expires: refreshExpires,
-		MaxAge: int(time.Until(refreshExpires).Seconds()), HttpOnly: true, Secure: sec, SameSite: http.SameSiteLaxMode})
+	for _, p := range refreshPaths {
+		http.SetCookie(w, &http.Cookie{Name: refreshCookie, Value: refresh, Path: p, Expires: refreshExpires,
+			MaxAge: int(time.Until(refreshExpires).Seconds()), HttpOnly: true, Secure: sec, SameSite: http.SameSiteLaxMode})
+	}
 }
 
 func (s *Server) clearSession(w http.ResponseWriter, r *http.Request) {
 	sec := s.secure(r)
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: sec, SameSite: http.SameSiteLaxMode})
-	http.SetCookie(w, &http.Cookie{Name: refreshCookie, Value: "", Path: refreshPath, MaxAge: -1, HttpOnly: true, Secure: sec, SameSite: http.SameSiteLaxMode})
+	for _, p := range refreshPaths {
+		http.SetCookie(w, &http.Cookie{Name: refreshCookie, Value: "", Path: p, MaxAge: -1, HttpOnly: true, Secure: sec, SameSite: http.SameSiteLaxMode})
+	}
 }
 
 // sessionPrincipal resolves the session cookie; nil without a valid one.

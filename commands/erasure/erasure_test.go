@@ -232,6 +232,11 @@ func TestEraseOrganization(t *testing.T) {
 	if _, err := commands.NewCreateFolderHandler(w.repos).Handle(ctx, commands.CreateFolder{OrgID: ann.OrgID, WorkspaceID: ann.WorkspaceID, Name: "Ann's folder"}); err != nil {
 		t.Fatal(err)
 	}
+	// the key's and carl's read fences (as a suite call leaves them)
+	if _, err := db.Pool.Exec(ctx, `INSERT INTO read_fences (caller, event_type, transaction_id, position)
+		VALUES ('key:' || $1, 'DedupCompleted', 1, 1), ('user:' || $2, 'DedupCompleted', 1, 1)`, key.KeyID, carl.UserID); err != nil {
+		t.Fatal(err)
+	}
 	w.settle(t)
 
 	runner := erasure.New(w.repos, erasure.Config{Lease: 2 * time.Second, JobWait: 200 * time.Millisecond}, quiet)

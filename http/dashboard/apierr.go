@@ -130,6 +130,11 @@ var coreSentences = map[string]string{
 	"not_found":                "That workflow, folder or workspace does not exist, or is not yours to see.",
 	"folder_name_taken":        "A folder with this name already exists in this workspace.",
 
+	// connections
+	"connection_limit_exceeded": "Your organization has 10 connections already, the most it may have. Remove one first.",
+	"display_name_taken":        "Another connection already has this name. Choose another one.",
+	"duplicate_connection":      "This server is already connected here.",
+
 	// the request itself
 	"invalid_body":             "Some of what you entered is not valid.",
 	"invalid_field":            "Some of what you entered is not valid.",

@@ -19,6 +19,7 @@ import (
 
 const (
 	sessionCookie = "svc_session" // the accounts' session cookie (http/sessions.go)
+	refreshCookie = "svc_refresh" // its refresh token, also sent to /dashboard
 	nonceCookie   = "svc_csrf"
 	csrfField     = "csrf_token"
 	csrfSentence  = "This form has expired or did not come from this dashboard. Reload the page and try again."

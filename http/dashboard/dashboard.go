@@ -82,6 +82,8 @@ func (h *Handler) routes() {
 	m.HandleFunc("POST /dashboard/logout", h.logout)
 	m.HandleFunc("GET /dashboard/workflows", h.signedIn(h.workflows))
 	m.HandleFunc("POST /dashboard/folders", h.signedIn(h.createFolder))
+	m.HandleFunc("POST /dashboard/folders/{id}/rename", h.signedIn(h.renameFolder))
+	m.HandleFunc("POST /dashboard/folders/{id}/delete", h.signedIn(h.deleteFolder))
 	m.HandleFunc("GET /dashboard/new", h.signedIn(h.newTask))
 	m.HandleFunc("POST /dashboard/plan", h.signedIn(h.plan))
 	m.HandleFunc("POST /dashboard/run", h.signedIn(h.run))
@@ -89,6 +91,11 @@ func (h *Handler) routes() {
 	m.HandleFunc("GET /dashboard/workflows/{id}/events", h.signedIn(h.events))
 	m.HandleFunc("POST /dashboard/workflows/{id}/{action}", h.signedIn(h.control))
 	m.HandleFunc("GET /dashboard/connections", h.signedIn(h.connections))
+	m.HandleFunc("POST /dashboard/connections", h.signedIn(h.addConnection))
+	m.HandleFunc("POST /dashboard/connections/connect", h.signedIn(h.connectProvider))
+	m.HandleFunc("POST /dashboard/connections/{id}/{action}", h.signedIn(h.connectionAction))
+	m.HandleFunc("GET /dashboard/notifications", h.signedIn(h.notifications))
+	m.HandleFunc("POST /dashboard/notifications/read", h.signedIn(h.markRead))
 	h.moneyPages(m)
 	h.teamPages(m)
 	h.adminPages(m)
@@ -139,6 +146,9 @@ func (h *Handler) signedIn(next signedInFunc) http.HandlerFunc {
 		id, err := h.api.Identity(r, workspaceParam(r))
 		switch {
 		case errors.Is(err, ErrSignedOut):
+			if h.renew(w, r) {
+				return
+			}
 			if r.Method == http.MethodGet && r.PathValue("action") == "" && !isStream(r) {
 				http.Redirect(w, r, "/dashboard/login?next="+urlQueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 				return
@@ -157,13 +167,38 @@ func (h *Handler) signedIn(next signedInFunc) http.HandlerFunc {
 	}
 }
 
+// renew renews r's lapsed session when r carries a refresh cookie and is a
+// GET (a page or an event stream): POST /api/auth/refresh, whose new
+// cookies the browser gets with a redirect to the same URL. A form posted
+// after its session lapsed is refused by its CSRF token all the same (the
+// token is derived from the session), so it is not renewed here: the
+// user reloads the page, which renews. false when nothing was renewed.
+func (h *Handler) renew(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method != http.MethodGet {
+		return false
+	}
+	if c, err := r.Cookie(refreshCookie); err != nil || c.Value == "" {
+		return false
+	}
+	rep := h.api.Call(r, "", http.MethodPost, "/api/auth/refresh", map[string]any{})
+	passCookies(w, rep) // a refused token clears the cookies
+	if _, bad := failed(rep); bad {
+		return false
+	}
+	http.Redirect(w, r, r.URL.RequestURI(), http.StatusSeeOther)
+	return true
+}
+
 // home sends a signed-in user to their workflows, anyone else to log in.
 func (h *Handler) home(w http.ResponseWriter, r *http.Request) {
-	if _, err := h.api.Identity(r, ""); err == nil {
+	_, err := h.api.Identity(r, "")
+	switch {
+	case err == nil:
 		http.Redirect(w, r, "/dashboard/workflows", http.StatusSeeOther)
-		return
+	case errors.Is(err, ErrSignedOut) && h.renew(w, r):
+	default:
+		http.Redirect(w, r, "/dashboard/login", http.StatusSeeOther)
 	}
-	http.Redirect(w, r, "/dashboard/login", http.StatusSeeOther)
 }
 
 func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {

@@ -78,6 +78,7 @@ type chrome struct {
 	WorkspaceName string
 	Workspaces    []wsOption
 	Balance       *int64
+	Unread        int // unread notifications
 }
 
 type wsOption struct {
@@ -90,7 +91,8 @@ type wsOption struct {
 func (c *chrome) May(route string) bool { return c != nil && c.may(route) }
 
 // loadChrome reads the header's facts from the API: the user, their
-// workspaces and the balance. A part the API refuses is left out.
+// workspaces, the balance and the unread notifications. A part the API
+// refuses is left out.
 func (h *Handler) loadChrome(r *http.Request, id Identity) *chrome {
 	c := &chrome{Identity: id}
 	var me struct {
@@ -122,6 +124,12 @@ func (h *Handler) loadChrome(r *http.Request, id Identity) *chrome {
 	}
 	if decode(h.api.Call(r, workspaceParam(r), http.MethodGet, "/api/billing/balance", nil), &bal) {
 		c.Balance = &bal.Balance
+	}
+	var count struct {
+		Unread int `json:"unread_count"`
+	}
+	if decode(h.api.Call(r, workspaceParam(r), http.MethodGet, "/api/notifications/count", nil), &count) {
+		c.Unread = count.Unread
 	}
 	return c
 }

@@ -15,13 +15,16 @@ var routes = merged(coreRoutes, moneyRoutes, teamRoutes, adminRoutes)
 
 // coreRoutes are the routes of the sign-in and workflow pages.
 var coreRoutes = map[string]apikey.Role{
-	"auth.signup": "", "auth.login": "", "auth.logout": "", "user.me": "", "workspaces.list": "",
-	"billing.balance": "", "rigor.task_types": "", "notifications.list": "",
+	"auth.signup": "", "auth.login": "", "auth.logout": "", "auth.refresh": "", "user.me": "", "workspaces.list": "",
+	"billing.balance": "", "rigor.task_types": "", "notifications.list": "", "notifications.count": "", "notifications.read": "",
 	"rigor.workflows": apikey.Viewer, "rigor.plan": apikey.Viewer, "rigor.status": apikey.Viewer,
 	"rigor.execute": apikey.Member, "rigor.step": apikey.Member, "rigor.resume": apikey.Member,
 	"rigor.approve": apikey.Admin, "rigor.workflows.actions": apikey.Admin,
 	"workspaces.folders.list": "", "workspaces.folders.create": apikey.Member,
 	"workspaces.folders.workflows.add": apikey.Member,
+	"workspaces.folders.rename":        apikey.Member, "workspaces.folders.delete": apikey.Member,
+	"rigor.connections": apikey.Viewer, "rigor.connections.create": apikey.Admin, "rigor.connections.update": apikey.Admin,
+	"rigor.connections.test": apikey.Member, "rigor.connections.delete": apikey.Admin, "auth.mcp.initiate": apikey.Admin,
 }
 
 // merged is the union of ms (each page area declares its own routes).
@@ -38,4 +41,8 @@ func merged[V any](ms ...map[string]V) map[string]V {
 func Routes() map[string]apikey.Role { return maps.Clone(routes) }
 
 // may reports whether id's role reaches the floor of route.
-func (id Identity) may(route string) bool { return id.Can(routes[route]) }
+// A route the table does not name is offered to no one.
+func (id Identity) may(route string) bool {
+	floor, ok := routes[route]
+	return ok && id.Can(floor)
+}

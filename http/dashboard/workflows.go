@@ -82,6 +82,9 @@ func (h *Handler) workflows(w http.ResponseWriter, r *http.Request, id Identity)
 	}
 	me := h.loadChrome(r, id)
 	v := view{Title: "Workflows", Me: me, Data: &l}
+	if q.Get("folder_deleted") != "" {
+		v.Notice = "The folder is deleted; its workflows are now in no folder."
+	}
 	if l.Welcome {
 		v.Notice = "Welcome! We sent a link to " + me.Email + ": open it to confirm your email and receive 2,500 more credits."
 	}
@@ -153,6 +156,43 @@ func (h *Handler) createFolder(w http.ResponseWriter, r *http.Request, id Identi
 	var f folder
 	decode(rep, &f)
 	http.Redirect(w, r, back+sepOf(back)+"folder="+url.QueryEscape(f.ID), http.StatusSeeOther)
+}
+
+// Current is the folder the listing is filtered by: nil for none, for
+// "not in a folder" and for an id that is no folder of the workspace.
+func (l *listing) Current() *folder {
+	for i := range l.Folders {
+		if l.Folders[i].ID == l.Folder {
+			return &l.Folders[i]
+		}
+	}
+	return nil
+}
+
+// renameFolder is POST /dashboard/folders/{id}/rename (member and above):
+// the listing of the renamed folder.
+func (h *Handler) renameFolder(w http.ResponseWriter, r *http.Request, id Identity) {
+	fid := r.PathValue("id")
+	rep := h.api.Call(r, "", http.MethodPatch, "/api/workspaces/"+id.WorkspaceID+"/folders/"+url.PathEscape(fid),
+		map[string]string{"name": strings.TrimSpace(r.PostFormValue("name"))})
+	if p, bad := failed(rep); bad {
+		h.problemPage(w, r, h.loadChrome(r, id), p)
+		return
+	}
+	back := wsQuery("/dashboard/workflows", workspaceParam(r))
+	http.Redirect(w, r, back+sepOf(back)+"folder="+url.QueryEscape(fid), http.StatusSeeOther)
+}
+
+// deleteFolder is POST /dashboard/folders/{id}/delete (member and above):
+// its workflows stay, in no folder; the whole listing again.
+func (h *Handler) deleteFolder(w http.ResponseWriter, r *http.Request, id Identity) {
+	rep := h.api.Call(r, "", http.MethodDelete, "/api/workspaces/"+id.WorkspaceID+"/folders/"+url.PathEscape(r.PathValue("id")), nil)
+	if p, bad := failed(rep); bad {
+		h.problemPage(w, r, h.loadChrome(r, id), p)
+		return
+	}
+	back := wsQuery("/dashboard/workflows", workspaceParam(r))
+	http.Redirect(w, r, back+sepOf(back)+"folder_deleted=1", http.StatusSeeOther)
 }
 
 func sepOf(path string) string {

@@ -178,5 +178,19 @@ func (b *browser) noConsoleErrors() {
 	}
 }
 
+// signUp creates an account through the signup page (name, email and
+// password) and waits for the workflows it lands on.
+func (b *browser) signUp(s *server, name, email, password string) {
+	b.t.Helper()
+	b.do("open the signup page", chromedp.Navigate(s.base+"/dashboard/signup"))
+	b.waitText("h1", "Sign up", 30*time.Second)
+	b.do("sign up as "+name,
+		chromedp.SendKeys(chromedp.ID("name"), name),
+		chromedp.SendKeys(chromedp.ID("email"), email),
+		chromedp.SendKeys(chromedp.ID("password"), password),
+		chromedp.Submit(chromedp.ID("password")))
+	b.waitText("h1", "Workflows", 30*time.Second)
+}
+
 // jsString quotes s for a JavaScript expression.
 func jsString(s string) string { return strconv.Quote(strings.ToValidUTF8(s, "")) }
