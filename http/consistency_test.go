@@ -50,6 +50,8 @@ var nullable = map[string]bool{
 	"soft_deleted_at": true, "hard_deleted_at": true,
 	// a webhook's secret rotated without overlap
 	"previous_secret_expires_at": true,
+	// a webhook delivery never answered; an invite an API key created (its preview)
+	"last_status_code": true, "invited_by": true,
 	// a connection at org scope, never tested, of a provider outside the registry
 	"workspace_id": true, "capabilities": true, "last_tested_at": true, "provider_metadata": true,
 	// spec C, GuardRail: a decision no policy made, or one that failed open
@@ -280,6 +282,9 @@ func TestEveryWriteIsReadBack(t *testing.T) {
 	for name, w := range webhookWalks(t, f) {
 		walk[name] = w
 	}
+	for name, w := range invitePreviewWalks(t, f) {
+		walk[name] = w
+	}
 	for name, w := range billingWalks(t, f) {
 		walk[name] = w
 	}
@@ -387,7 +392,9 @@ func TestNoNullLists(t *testing.T) {
 	reads["GET workspaces.llm_policy.get"] = "" // Team tier: consistency_llm_policy_test.go
 	// Pro tier or above: consistency_webhooks_test.go
 	reads["GET workspaces.webhooks.list"] = ""
+	reads["GET workspaces.webhooks.deliveries"] = ""
 	readWebhooks(t, f)
+	readWebhookDeliveries(t, f)
 	readLLMPolicy(t, f)
 	readConnections(t, f, key)
 	for _, r := range f.srv.Routes() {

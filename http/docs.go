@@ -46,6 +46,7 @@ var routeDocs = map[string]routeDoc{
 	"auth.mcp.callback": {authNone, "The provider's redirect: stores the token sealed and redirects to the dashboard."},
 	"user.me":           {authEither, "The caller: user, email, display name and workspace memberships."},
 	"invites.accept":    {authSession, "Accept an invite's token: join its workspace."},
+	"invites.preview":   {authNone + " (refusals limited per IP)", "What an invite's token offers (workspace, role, inviter, expiry), without using it. Body: token."},
 
 	"billing.balance":            {authKey, "Credit balance of the key's organization (1,000 credits = 1 USD)."},
 	"billing.checkout":           {authKey + " (admin)", "A checkout page for credits: pack (10, 25, 100, 250 USD) or custom_amount (5-10,000). Answers {url}."},
@@ -94,6 +95,7 @@ var routeDocs = map[string]routeDoc{
 	"workspaces.webhooks.delete":          {authEither + " (admin; Pro+)", "Delete an event webhook."},
 	"workspaces.webhooks.test":            {authEither + " (admin; Pro+)", "Send a signed test delivery."},
 	"workspaces.webhooks.verify":          {authEither + " (member; Pro+)", "Check a payload against an X-Svc-Signature value."},
+	"workspaces.webhooks.deliveries":      {authEither + " (member; Pro+)", "A webhook's deliveries, newest first. Query: limit? (1-100, 20), cursor?."},
 	"workspaces.webhooks.rotate_secret":   {authEither + " (admin; Pro+)", "A new signing secret (shown once); the old one signs beside it for overlap_hours (24)."},
 
 	"rigor.templates":           {authNone, "Workflow templates."},

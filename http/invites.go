@@ -123,10 +123,8 @@ func (s *Server) acceptInvite(w http.ResponseWriter, r *http.Request) error {
 	ctx = withPrincipal(ctx, *p)
 	res, err := s.commands.AcceptInvite.Handle(ctx, commands.AcceptInvite{Token: *body.Token, UserID: p.UserID})
 	switch {
-	case errors.Is(err, invite.ErrNotFound):
-		return newError(http.StatusNotFound, "invite_not_found", "This invitation does not exist, was revoked or is used up.")
-	case errors.Is(err, invite.ErrExpired):
-		return newError(http.StatusGone, "invite_expired", "This invitation has expired.").withFix("Ask a workspace admin for a new one.")
+	case errors.Is(err, invite.ErrNotFound), errors.Is(err, invite.ErrExpired):
+		return inviteError(err)
 	case err != nil:
 		return membershipError(err, "")
 	}

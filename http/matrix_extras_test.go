@@ -58,6 +58,9 @@ func matrixExtras(w string) map[string]route {
 		"POST workspaces.webhooks.test":          {path: w + noWebhook + "/test", floor: apikey.Admin, spec: "B", foreign: true},
 		"POST workspaces.webhooks.verify":        {path: w + noWebhook + "/verify", floor: apikey.Member, spec: "B", body: map[string]any{}, foreign: true},
 		"POST workspaces.webhooks.rotate_secret": {path: w + noWebhook + "/rotate-secret", floor: apikey.Admin, spec: "B", foreign: true},
+		"GET workspaces.webhooks.deliveries":     {path: w + noWebhook + "/deliveries", floor: apikey.Member, spec: "B", foreign: true},
+		// the invite preview takes no credentials (its token is one): invite_preview_test.go
+		"POST invites.preview": {path: "", spec: "open"},
 		// context-server connections (spec A, not rate limited): at the floor a body missing its fields is 400, an unknown connection 404;
 		// another organization's connection is 404 (connections_test.go)
 		"GET rigor.connections":           {path: "/api/rigor/connections", floor: apikey.Viewer, spec: "A"},

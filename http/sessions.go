@@ -17,7 +17,7 @@ import (
 // Session cookies (spec B leaves names and attributes open;
 // docs/decisions.md): the access token, sent on every request, and the
 // refresh token, sent only to /api/auth and to the dashboard, which renews
-// a lapsed session itself (decision 322).
+// a lapsed session itself (decision 303).
 const (
 	sessionCookie = "svc_session"
 	refreshCookie = "svc_refresh"

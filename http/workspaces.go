@@ -53,7 +53,9 @@ func (s *Server) workspaceRoutes(r *mux.Router) {
 	ws("/webhooks/{webhook_id}/test", http.MethodPost, "webhooks.test", apikey.Admin, s.testWebhook)
 	ws("/webhooks/{webhook_id}/verify", http.MethodPost, "webhooks.verify", apikey.Member, s.verifyWebhook)
 	ws("/webhooks/{webhook_id}/rotate-secret", http.MethodPost, "webhooks.rotate_secret", apikey.Admin, s.rotateWebhookSecret)
+	ws("/webhooks/{webhook_id}/deliveries", http.MethodGet, "webhooks.deliveries", apikey.Member, s.listWebhookDeliveries)
 	r.Handle("/api/invites/accept", s.handle(s.acceptInvite)).Methods(http.MethodPost).Name("invites.accept")
+	r.Handle("/api/invites/preview", s.handle(s.previewInvite)).Methods(http.MethodPost).Name("invites.preview")
 }
 
 // workspaceBody is a workspace as spec B shows it.

@@ -2,13 +2,17 @@ package projections
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"svc/domain/apikey"
 	"svc/domain/invite"
+	"svc/domain/org"
 	"svc/eventstore/event"
 )
 
@@ -17,6 +21,10 @@ type Invites struct{}
 
 // Name implements Projection.
 func (Invites) Name() string { return "invites" }
+
+// SchemaVersion implements Versioned: 2 added token_hash, created_by and
+// created_by_user (the invite preview reads them).
+func (Invites) SchemaVersion() int { return 2 }
 
 // Tables implements Projection.
 func (Invites) Tables() []Table {
@@ -33,7 +41,10 @@ func (Invites) Tables() []Table {
 			uses integer NOT NULL DEFAULT 0,
 			token_sealed text NOT NULL,
 			created_at timestamptz NOT NULL,
-			revoked_at timestamptz`,
+			revoked_at timestamptz,
+			token_hash text NOT NULL,
+			created_by text NOT NULL,
+			created_by_user uuid`,
 		Indexes: []string{`CREATE INDEX {{table}}_workspace ON {{table}} (workspace_id, created_at)`},
 	}}
 }
@@ -50,9 +61,11 @@ func (Invites) Apply(ctx context.Context, tx pgx.Tx, t Tables, events []event.Ev
 	for _, e := range events {
 		switch d := e.Payload.(type) {
 		case invite.Created:
-			b.Queue(`INSERT INTO `+table+` (invite_id, org_id, workspace_id, kind, email, role, expires_at, max_uses, token_sealed, created_at)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-				d.InviteID, d.OrgID, d.WorkspaceID, d.Kind, d.Email, d.Role, d.ExpiresAt, d.MaxUses, d.TokenSealed, e.RecordedAt)
+			b.Queue(`INSERT INTO `+table+` (invite_id, org_id, workspace_id, kind, email, role, expires_at, max_uses, token_sealed, created_at,
+					token_hash, created_by, created_by_user)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+				d.InviteID, d.OrgID, d.WorkspaceID, d.Kind, d.Email, d.Role, d.ExpiresAt, d.MaxUses, d.TokenSealed, e.RecordedAt,
+				d.TokenHash, d.CreatedBy, creatorUser(d.CreatedBy))
 		case invite.Accepted:
 			b.Queue(`UPDATE `+table+` SET uses = uses + 1 WHERE invite_id = $1`, d.InviteID)
 		case invite.Revoked:
@@ -89,4 +102,57 @@ func (q *Queries) InviteLinks(ctx context.Context, wsID string) ([]InviteRow, er
 		return nil, fmt.Errorf("invites: %w", err)
 	}
 	return out, nil
+}
+
+// creatorUser is the user id of an invite's creator ("user:<id>"), nil
+// for a key or anything else.
+func creatorUser(createdBy string) *string {
+	id, ok := strings.CutPrefix(createdBy, "user:")
+	if !ok || uuid.Validate(id) != nil {
+		return nil
+	}
+	return &id
+}
+
+// InvitePreviewRow is what the invite preview reads of one invite: its
+// standing (to check a token against) and what it offers.
+type InvitePreviewRow struct {
+	Standing      invite.Standing
+	WorkspaceID   string
+	WorkspaceName string
+	Archived      bool
+	Kind          string
+	Role          apikey.Role
+	ExpiresAt     time.Time
+	// Tier is the workspace's organization's tier, Members its user
+	// members: the member limit accepting would meet.
+	Tier    org.Tier
+	Members int
+	// InviterName and InviterEmail are the creating user's (nil for a
+	// key, or a user the read model no longer has).
+	InviterName, InviterEmail *string
+}
+
+// InvitePreview is invite id as its preview reads it; ErrNotFound for an
+// unknown id, or one of a workspace or organization that is gone (being
+// erased included).
+func (q *Queries) InvitePreview(ctx context.Context, id string) (InvitePreviewRow, error) {
+	var r InvitePreviewRow
+	err := q.store.Pool().QueryRow(ctx, `SELECT i.workspace_id::text, i.kind, i.role, i.expires_at, i.max_uses, i.uses,
+			i.revoked_at IS NOT NULL, i.token_hash, w.name, w.archived_at IS NOT NULL, coalesce(o.tier, 'free'),
+			(SELECT count(*) FROM workspace_members m WHERE m.workspace_id = i.workspace_id), u.name, u.email
+		FROM invites i JOIN workspaces w ON w.id = i.workspace_id
+		LEFT JOIN organizations o ON o.org_id = i.org_id
+		LEFT JOIN users u ON u.user_id = i.created_by_user
+		WHERE i.invite_id = $1 AND o.erasing_since IS NULL`, id).
+		Scan(&r.WorkspaceID, &r.Kind, &r.Role, &r.ExpiresAt, &r.Standing.MaxUses, &r.Standing.Uses, &r.Standing.Revoked,
+			&r.Standing.TokenHash, &r.WorkspaceName, &r.Archived, &r.Tier, &r.Members, &r.InviterName, &r.InviterEmail)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return InvitePreviewRow{}, ErrNotFound
+	}
+	if err != nil {
+		return InvitePreviewRow{}, fmt.Errorf("invite preview: %w", err)
+	}
+	r.Standing.ExpiresAt = r.ExpiresAt
+	return r, nil
 }

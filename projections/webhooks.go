@@ -31,8 +31,9 @@ type WebhookDeliveries struct{}
 // Name implements Projection.
 func (WebhookDeliveries) Name() string { return "webhook_deliveries" }
 
-// SchemaVersion implements Versioned: 2 added endpoint_id.
-func (WebhookDeliveries) SchemaVersion() int { return 2 }
+// SchemaVersion implements Versioned: 2 added endpoint_id, 3 the index
+// of an endpoint's deliveries, newest first.
+func (WebhookDeliveries) SchemaVersion() int { return 3 }
 
 // Tables implements Projection.
 func (WebhookDeliveries) Tables() []Table {
@@ -57,6 +58,7 @@ func (WebhookDeliveries) Tables() []Table {
 		Indexes: []string{
 			`CREATE INDEX {{table}}_due ON {{table}} (next_attempt_at) WHERE status = 'pending'`,
 			`CREATE INDEX {{table}}_workflow ON {{table}} (workflow_id, created_at)`,
+			`CREATE INDEX {{table}}_endpoint ON {{table}} (endpoint_id, created_at DESC, delivery_id DESC) WHERE endpoint_id IS NOT NULL`,
 		},
 		Storage: "fillfactor = 70",
 	}}
@@ -144,25 +146,31 @@ func DueDeliveries(ctx context.Context, db eventstore.DB, limit int) ([]string, 
 // Deliveries lists the webhook deliveries of workflow workflowID of orgID
 // to its own webhook (not to workspace endpoints), oldest first.
 func Deliveries(ctx context.Context, db eventstore.DB, orgID, workflowID string) ([]DeliveryRow, error) {
-	rows, err := db.Query(ctx, `SELECT delivery_id, org_id::text, workflow_id, event_type, url, status, attempts,
-			last_status_code, last_error, next_attempt_at, created_at, delivered_at, log
+	rows, err := db.Query(ctx, `SELECT `+deliveryColumns+`
 		FROM webhook_deliveries WHERE workflow_id = $1 AND org_id = $2 AND endpoint_id IS NULL
 		ORDER BY created_at, delivery_id`, workflowID, orgID)
 	if err != nil {
 		return nil, fmt.Errorf("webhook deliveries: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (DeliveryRow, error) {
-		var (
-			d   DeliveryRow
-			log []byte
-		)
-		err := r.Scan(&d.DeliveryID, &d.OrgID, &d.WorkflowID, &d.EventType, &d.URL, &d.Status, &d.Attempts,
-			&d.LastStatusCode, &d.LastError, &d.NextAttemptAt, &d.CreatedAt, &d.DeliveredAt, &log)
-		d.Log = log
-		return d, err
-	})
+	out, err := pgx.CollectRows(rows, scanDelivery)
 	if err != nil {
 		return nil, fmt.Errorf("webhook deliveries: %w", err)
 	}
 	return out, nil
+}
+
+// deliveryColumns are the columns scanDelivery reads, in its order.
+const deliveryColumns = `delivery_id, org_id::text, workflow_id, event_type, url, status, attempts,
+	last_status_code, last_error, next_attempt_at, created_at, delivered_at, log`
+
+// scanDelivery reads a row of deliveryColumns.
+func scanDelivery(r pgx.CollectableRow) (DeliveryRow, error) {
+	var (
+		d   DeliveryRow
+		log []byte
+	)
+	err := r.Scan(&d.DeliveryID, &d.OrgID, &d.WorkflowID, &d.EventType, &d.URL, &d.Status, &d.Attempts,
+		&d.LastStatusCode, &d.LastError, &d.NextAttemptAt, &d.CreatedAt, &d.DeliveredAt, &log)
+	d.Log = log
+	return d, err
 }

@@ -12,6 +12,7 @@ const (
 	TierLexical   = "lexical"   // deliverable phrases and the naive Bayes over the catalogue
 	TierEmbedding = "embedding" // nearest catalogue examples by embedding
 	TierLLM       = "llm"       // the LLM fallback, below the confidence threshold
+	TierLearned   = "learned"   // the model learned from the labelled development lines (learned.go)
 )
 
 // Analysis is what the classifier makes of a description: its language,
@@ -63,7 +64,17 @@ func (cl *Classifier) AnalyzeContext(ctx context.Context, description string) An
 	if !asked {
 		asks = []clause{{toks: toks}}
 	}
-	if intents := cl.intentsOf(description, asks); len(intents) > 1 {
+	var g LearnedGuess // the learned model's reading of the whole description
+	if cl.learned != nil {
+		g = cl.learned.predictTokens(toks)
+	}
+	intents := cl.intentsOf(description, asks)
+	if len(intents) < 2 && cl.learned != nil && cl.learned.Policy.Split <= 1 {
+		if split := cl.learnedSplit(description, asks, g); len(split) > 1 {
+			intents, a.Tier = split, TierLearned
+		}
+	}
+	if len(intents) > 1 {
 		a.Intents = intents
 		a.Classification = cl.Classify(tokenText(toks))
 		a.Reason = splitReason(intents)
@@ -71,8 +82,14 @@ func (cl *Classifier) AnalyzeContext(ctx context.Context, description string) An
 		return a
 	}
 	var lexical float64
-	a.Classification, a.Tier, lexical = cl.single(ctx, toks, asks)
+	var byPhrase bool
+	// the embedding tier is not asked when the learned model will decide
+	learnedDecides := cl.learned != nil && g.Probability >= cl.learned.Policy.Override
+	a.Classification, a.Tier, lexical, byPhrase = cl.single(ctx, toks, asks, learnedDecides)
 	a.Vague = cl.vague(asks, asked, empty, toks, lexical)
+	if cl.learned != nil {
+		cl.learnedReading(&a, g, byPhrase)
+	}
 	return a
 }
 
@@ -80,12 +97,19 @@ func (cl *Classifier) AnalyzeContext(ctx context.Context, description string) An
 // deliverable phrase of its asks when there is one, else the naive Bayes
 // over its asks, or over the whole text when the asks alone say too little.
 // The lexical confidence is returned too: vagueness is judged on it.
-func (cl *Classifier) single(ctx context.Context, all []token, asks []clause) (Classification, string, float64) {
+func (cl *Classifier) single(ctx context.Context, all []token, asks []clause, noEmbedding bool) (Classification, string, float64, bool) {
 	for _, c := range asks {
 		if tt := askedDeliverable(c.toks); tt != "" {
-			return decided(cl.Classify(tokenText(c.toks)), tt), TierLexical, 1
+			return decided(cl.Classify(tokenText(c.toks)), tt), TierLexical, 1, true
 		}
 	}
+	c, tier, lexical := cl.ruled(ctx, all, asks, noEmbedding)
+	return c, tier, lexical, false
+}
+
+// ruled is single when no strong deliverable phrase is asked for: the
+// naive Bayes, the verb rules, a weak deliverable, the embedding tier.
+func (cl *Classifier) ruled(ctx context.Context, all []token, asks []clause, noEmbedding bool) (Classification, string, float64) {
 	var askToks []token
 	for _, c := range asks {
 		askToks = append(askToks, c.toks...)
@@ -122,7 +146,7 @@ func (cl *Classifier) single(ctx context.Context, all []token, asks []clause) (C
 	if weak != "" && best.TaskType != weak && (best.Confidence < 0.6 || len(asks) > 0 && makesWeak(asks[0].toks)) {
 		return decided(best, weak), TierLexical, best.Confidence
 	}
-	if best.Confidence >= embedBelow || best.TaskType == "" {
+	if best.Confidence >= embedBelow || best.TaskType == "" || noEmbedding {
 		return best, TierLexical, best.Confidence
 	}
 	typ, _, lead := cl.byEmbedding(ctx, tokenText(all))
@@ -192,6 +216,13 @@ func (cl *Classifier) intentsOf(description string, asks []clause) []Intent {
 			cc := cl.Classify(tokenText(c.toks))
 			cc.TaskType = verbKind(leadVerb(c.toks), scoringKind(cc.TaskType, c.toks), c.toks)
 			confident := cc.Confidence >= 0.7 || c.split && cc.Posterior >= 0.9 && cc.Confidence >= 0.5 // announced requests need less
+			if !confident && cl.learned != nil {
+				// the learned model may vouch for a clause the naive Bayes is unsure of
+				if g := cl.learned.predictTokens(c.toks); g.Probability >= cl.learned.Policy.Clause && g.Vague < 0.5 {
+					cc.TaskType, cc.Confidence = refineType(c.toks, g.TaskType), round3(g.Probability)
+					confident = true
+				}
+			}
 			if c.question && !c.verb && cc.TaskType != "quick_research" && cc.TaskType != "quick_classification" && len(out) > 0 {
 				confident = false // "what went wrong, why monitoring missed it?" lists contents
 			}
@@ -212,23 +243,26 @@ func (cl *Classifier) intentsOf(description string, asks []clause) []Intent {
 			}
 			continue
 		}
-		merged := false
-		for i := range out {
-			if out[i].TaskType == tt {
-				out[i].SourcePhrase += "; " + phrase
-				merged = true
-			}
-		}
-		if !merged {
-			out = append(out, Intent{TaskType: tt, Confidence: round3(conf), SourcePhrase: phrase, byPhrase: byPhrase,
-				question: c.question && !c.verb})
-		}
+		out = addIntent(out, Intent{TaskType: tt, Confidence: round3(conf), SourcePhrase: phrase, byPhrase: byPhrase,
+			question: c.question && !c.verb})
 	}
 	out = cl.foldFramingQuestion(out)
 	if len(out) < 2 {
 		return nil
 	}
 	return out
+}
+
+// addIntent adds in to out, or its phrase to the intent of out of the
+// same type (two asks of one deliverable are one intent).
+func addIntent(out []Intent, in Intent) []Intent {
+	for i := range out {
+		if out[i].TaskType == in.TaskType {
+			out[i].SourcePhrase += "; " + in.SourcePhrase
+			return out
+		}
+	}
+	return append(out, in)
 }
 
 // foldFramingQuestion folds an opening question that names no deliverable

@@ -66,6 +66,9 @@ type Classifier struct {
 	localOnce sync.Once
 	local     *embeddingIndex
 	provider  *providerIndex
+
+	// the learned tier (learned.go), nil when off
+	learned *Learned
 }
 
 // posting is a term's weight in type's vector ex (-1: the type's profile).
@@ -143,6 +146,9 @@ func NewClassifier(c *catalog.Catalog) *Classifier {
 				cl.postings[t] = append(cl.postings[t], posting{typ: i, ex: j, w: w})
 			}
 		}
+	}
+	if LearnedOn {
+		cl.learned = DefaultLearned(c)
 	}
 	return cl
 }

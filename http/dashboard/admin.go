@@ -22,9 +22,10 @@ var adminRoutes = map[string]apikey.Role{
 	"workspaces.webhooks.list": apikey.Member, "workspaces.webhooks.create": apikey.Admin,
 	"workspaces.webhooks.update": apikey.Admin, "workspaces.webhooks.delete": apikey.Admin,
 	"workspaces.webhooks.test": apikey.Admin, "workspaces.webhooks.rotate_secret": apikey.Admin,
-	"rigor.webhooks.deliveries": apikey.Viewer,
-	"workspaces.audit_log":      apikey.Admin,
-	"data.delete_requests":      apikey.Owner, "data.delete_request": apikey.Owner, "data.confirm_deletion": apikey.Owner,
+	"workspaces.webhooks.deliveries": apikey.Member,
+	"rigor.webhooks.deliveries":      apikey.Viewer,
+	"workspaces.audit_log":           apikey.Admin,
+	"data.delete_requests":           apikey.Owner, "data.delete_request": apikey.Owner, "data.confirm_deletion": apikey.Owner,
 }
 
 // adminSentences are the error codes of adminRoutes not in coreSentences
@@ -43,8 +44,9 @@ var adminSentences = map[string]string{
 
 // adminFuncs are the template functions of the admin pages.
 var adminFuncs = template.FuncMap{
-	"hookEvent":   hookEventLabel,
-	"actorFilter": actorFilter,
+	"hookEvent":         hookEventLabel,
+	"hookDeliveriesURL": hookDeliveriesURL,
+	"actorFilter":       actorFilter,
 	"hookFields": func(prefix string, hk hookRow) hookFields {
 		return hookFields{Prefix: prefix, Hook: hk, Events: hook.Events}
 	},
@@ -59,6 +61,7 @@ func (h *Handler) adminPages(m *http.ServeMux) {
 	m.HandleFunc("GET /dashboard/webhooks", h.signedIn(h.webhooksPage))
 	m.HandleFunc("POST /dashboard/webhooks", h.signedIn(h.createWebhook))
 	m.HandleFunc("GET /dashboard/webhooks/{hook}/{action}", h.signedIn(h.webhookConfirm))
+	m.HandleFunc("GET /dashboard/webhooks/{hook}/deliveries", h.signedIn(h.webhookDeliveriesPage))
 	m.HandleFunc("POST /dashboard/webhooks/{hook}/{action}", h.signedIn(h.webhookAction))
 	m.HandleFunc("GET /dashboard/audit", h.signedIn(h.auditPage))
 	m.HandleFunc("GET /dashboard/account", h.signedIn(h.accountPage))

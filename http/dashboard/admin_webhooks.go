@@ -13,7 +13,8 @@ import (
 
 // The webhooks page: the workspace's event webhooks (list: member;
 // create, change, enable or disable, test, rotate the secret, delete:
-// admin; Pro and above), the secret shown once like a key, and the
+// admin; Pro and above), the secret shown once like a key, each
+// webhook's latest deliveries (admin_webhook_deliveries.go), and the
 // delivery log of a run whose results went to a webhook
 // (GET /api/rigor/webhooks/deliveries?workflow_id=).
 
@@ -26,14 +27,24 @@ type hookRow struct {
 	Active      bool      `json:"active"`
 	CreatedAt   time.Time `json:"created_at"`
 	Secret      string    `json:"secret"`
+	// Recent are its latest deliveries (the page's, not the API's);
+	// Older continues past them (next_cursor; "" when none);
+	// RecentProblem says why they could not be read.
+	Recent        []deliveryRow `json:"-"`
+	Older         string        `json:"-"`
+	RecentProblem *problem      `json:"-"`
 }
 
 // Has reports whether the webhook receives event e.
 func (w hookRow) Has(e string) bool { return slices.Contains(w.Events, e) }
 
-// deliveryRow is a delivery of a workflow's result webhook.
+// deliveryRow is a delivery of a workflow's result webhook, or of a
+// workspace webhook.
 type deliveryRow struct {
-	DeliveryID     string     `json:"delivery_id"`
+	DeliveryID string `json:"delivery_id"`
+	// WorkflowID is the run whose event a workspace webhook's delivery
+	// carries ("" in a run's own log).
+	WorkflowID     string     `json:"workflow_id"`
 	EventType      string     `json:"event_type"`
 	URL            string     `json:"url"`
 	Status         string     `json:"status"`
@@ -127,6 +138,11 @@ func (h *Handler) renderHooks(w http.ResponseWriter, r *http.Request, id Identit
 		return
 	}
 	hv.Hooks = list.Webhooks
+	if id.may("workspaces.webhooks.deliveries") {
+		for i := range hv.Hooks {
+			h.recentDeliveries(r, id, &hv.Hooks[i])
+		}
+	}
 	if p != nil {
 		status = p.Status
 	}

@@ -25,7 +25,7 @@ var teamRoutes = map[string]apikey.Role{
 	"workspaces.members.list": "", "workspaces.members.add": apikey.Admin,
 	"workspaces.members.role": apikey.Owner, "workspaces.members.remove": apikey.Admin,
 	"workspaces.invites.create": apikey.Admin, "workspaces.invites.list": apikey.Admin,
-	"workspaces.invites.revoke": apikey.Admin, "invites.accept": "", "auth.signup": "",
+	"workspaces.invites.revoke": apikey.Admin, "invites.accept": "", "invites.preview": "", "auth.signup": "",
 	// settings
 	"workspaces.budget.get": "", "workspaces.budget.set": apikey.Admin,
 	"workspaces.llm_policy.get": "", "workspaces.llm_policy.set": apikey.Admin,

@@ -36,6 +36,7 @@ func newTeamFake(role apikey.Role, tier org.Tier) *teamFake {
 			{"id":"u1","type":"user","email":"ann@example.com","name":"Ann","role":"` + string(role) + `","created_at":"2026-11-01T10:00:00Z"},
 			{"id":"u2","type":"user","email":"bob@example.com","role":"member","created_at":"2026-11-02T10:00:00Z"},
 			{"id":"k1","type":"api_key","key_prefix":"svc_live_abc123","role":"viewer","created_at":"2026-11-03T10:00:00Z"}]}`),
+		"POST /api/invites/preview": ok(teamOffer),
 		"GET /api/workspaces/w/invites": ok(`{"ok":true,"invites":[{"invite_id":"i1","token":"i1.s","url":"http://x/dashboard/invite?token=i1.s",
 			"role":"member","expires_at":"2099-01-01T00:00:00Z","max_uses":5,"uses_remaining":4,"created_at":"2026-11-01T10:00:00Z"}]}`),
 		"GET /api/workspaces/w/budget": ok(`{"workspace_id":"w","monthly_credit_budget":50000,"current_month_spend":12500,
@@ -240,7 +241,7 @@ func TestTeamConfirmations(t *testing.T) {
 // back) or sign up; signed in, accepting goes to the workspace joined; a
 // refused invitation reads as its sentence.
 func TestTeamInvite(t *testing.T) {
-	out := &teamFake{fakeAPI: &fakeAPI{replies: map[string]Reply{}}, bodies: map[string]string{}}
+	out := &teamFake{fakeAPI: &fakeAPI{replies: map[string]Reply{"POST /api/invites/preview": ok(teamOffer)}}, bodies: map[string]string{}}
 	w := serve(t, out, "GET", "/dashboard/invite?token=i1.s%2Bx", nil)
 	teamCheck(t, "signed out", w, w.Body.String(), 200, []string{
 		`href="/dashboard/login?next=%2Fdashboard%2Finvite%3Ftoken%3Di1.s%252Bx"`, `action="/dashboard/invite/signup"`, `name="token" value="i1.s&#43;x"`},

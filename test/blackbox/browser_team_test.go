@@ -49,7 +49,7 @@ func TestDashboardInviteInBrowser(t *testing.T) {
 	// the invitee, in a browser of their own: sign up on the invite page, accept
 	invitee := newBrowser(t)
 	invitee.do("open the invite link", chromedp.Navigate(s.base+link[strings.Index(link, "/dashboard/invite"):]))
-	invitee.waitText("h1", "You are invited to a workspace", 30*time.Second)
+	invitee.waitText("h1", "You are invited to join Default as Admin", 30*time.Second)
 	if eval[bool](invitee, `!!document.querySelector('form[action="/dashboard/invite"]')`) {
 		t.Error("a signed-out visitor is offered to accept")
 	}
