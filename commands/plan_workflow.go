@@ -175,6 +175,9 @@ func (h PlanWorkflowHandler) Handle(ctx context.Context, cmd PlanWorkflow) (Work
 				return err
 			}
 		}
+		// the answer is the plan itself: it goes out on commit, and the
+		// caller's next request waits for the read models (decision 331)
+		tx.Fence(event.MetadataFrom(ctx).Actor)
 		return nil
 	})
 	if err != nil {

@@ -76,7 +76,7 @@ func testDepsWith(t *testing.T, st *eventstore.Store, runner *projections.Runner
 	handlers := commands.NewHandlers(commands.NewRepositories(st), commands.Ports{
 		Planner: planner, Sealer: box, NewSecret: webhook.NewSecret,
 		Connections: mcpctx.NewChecker(client, quiet), CostHistory: queries,
-		LLM: offline.New(), Mail: sender, BaseURL: "http://test", Log: quiet, Consistency: queries,
+		LLM: offline.New(), Mail: sender, BaseURL: "http://test", Log: quiet, Consistency: projections.NewFenced(queries),
 		Payments: testPayments(t), ContextServers: mcpctx.NewGateway(client, private != nil, nil),
 	})
 	products := suite.New(commands.NewRepositories(st), suite.Ports{LLM: offline.New(), Queries: queries, Consistency: projections.NewFenced(queries), Log: quiet})

@@ -301,7 +301,8 @@ func (s *Server) clearSession(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// sessionPrincipal resolves the session cookie; nil without a valid one.
+// sessionPrincipal resolves the session cookie, once the user's earlier
+// fenced writes are in the read models; nil without a valid one.
 func (s *Server) sessionPrincipal(r *http.Request) (*projections.Principal, error) {
 	c, err := r.Cookie(sessionCookie)
 	if err != nil || c.Value == "" || len(c.Value) > 128 {
@@ -314,6 +315,9 @@ func (s *Server) sessionPrincipal(r *http.Request) (*projections.Principal, erro
 	if err != nil {
 		return nil, err
 	}
+	// read-your-writes, as for a key (principal): what the user wrote
+	// earlier and answered on commit (a plan) is in the read models first
+	s.queries.AwaitFences(r.Context(), p.Actor(), readsOf(r.Context()))
 	return &p, nil
 }
 

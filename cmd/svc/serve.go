@@ -131,7 +131,7 @@ func runServe(ctx context.Context, args []string) error {
 	handlers := commands.NewHandlers(repos, commands.Ports{
 		Planner: planner, Sealer: box, NewSecret: webhook.NewSecret,
 		Connections: mcpctx.NewChecker(outboundClient, log), CostHistory: queries,
-		LLM: provider, Mail: sender, BaseURL: cfg.BaseURL, InteractiveIdle: cfg.InteractiveIdle, Log: log, Consistency: queries,
+		LLM: provider, Mail: sender, BaseURL: cfg.BaseURL, InteractiveIdle: cfg.InteractiveIdle, Log: log, Consistency: projections.NewFenced(queries),
 		McpOAuth: mcpOAuth, Payments: processor, WebhookSender: webhook.NewSender(outboundClient),
 		Erasures: erasures, DeletionTTL: cfg.DeletionTokenTTL,
 		ContextServers: mcpctx.NewGateway(outboundClient, cfg.AllowPrivateURLs, nil), ConnectionsDisabled: cfg.ConnectionsOff,
