@@ -69,6 +69,9 @@ func (cl *Classifier) AnalyzeContext(ctx context.Context, description string) An
 		g = cl.learned.predictTokens(toks)
 	}
 	intents := cl.intentsOf(description, asks)
+	if len(intents) > 1 && cl.learned != nil && cl.learnedUnsplit(asks, g) {
+		intents = nil // the model reads one deliverable where the rules read several
+	}
 	if len(intents) < 2 && cl.learned != nil && cl.learned.Policy.Split <= 1 {
 		if split := cl.learnedSplit(description, asks, g); len(split) > 1 {
 			intents, a.Tier = split, TierLearned

@@ -378,6 +378,10 @@ type LearnedPolicy struct {
 	// class is at least this likely (above 1: never); VagueBelow accepts
 	// one the rules refused when it is under this (0: never).
 	VagueAbove, VagueBelow float64
+	// UnrefuseType is, besides VagueBelow, how likely the model's best
+	// type must be for it to accept a description the rules refused (0:
+	// VagueBelow alone decides).
+	UnrefuseType float64
 	// Clause is the probability at which the model makes an ask clause of
 	// a description with several asks an intent of its own when the naive
 	// Bayes is unsure of it (above 1: never).
@@ -386,18 +390,27 @@ type LearnedPolicy struct {
 	// the rules read as one deliverable is split into the asks the model
 	// types with at least SplitClause (above 1: never).
 	Split, SplitClause float64
+	// Unsplit undoes the rules' split of a description into several
+	// intents when the multi class is under it, the model's best type is
+	// at least UnsplitType likely and fewer than two asks name a strong
+	// deliverable phrase: the description is then read as one (0: never).
+	Unsplit, UnsplitType float64
 }
 
 // DefaultLearnedPolicy is the policy chosen by cross-validation across
-// writers (decision 315; W in test/classification/cv_test.go).
-var DefaultLearnedPolicy = LearnedPolicy{Override: 0.3, OverrideStrong: 0.7, VagueAbove: 0.8, Clause: 0.5, Split: 0.3, SplitClause: 0.5}
+// writers: decision 315's W, with the model overruling a strong phrase
+// from 0.5 instead of 0.7 and undoing a rules' split it reads as one
+// deliverable (multi under 0.05, best type at least 0.8) (decision 332;
+// "X o0.3 s0.5 u0/0 m0.05/0.8" in test/classification/cv_test.go).
+var DefaultLearnedPolicy = LearnedPolicy{Override: 0.3, OverrideStrong: 0.5, VagueAbove: 0.8, Clause: 0.5, Split: 0.3, SplitClause: 0.5,
+	Unsplit: 0.05, UnsplitType: 0.8}
 
 // learnedReading lets the learned model overrule the single-intent
 // reading a, by the model's policy.
 func (cl *Classifier) learnedReading(a *Analysis, g LearnedGuess, byPhrase bool) {
 	pol := cl.learned.Policy
 	switch {
-	case a.Vague && g.Vague < pol.VagueBelow && !byPhrase:
+	case a.Vague && g.Vague < pol.VagueBelow && g.Probability >= pol.UnrefuseType && !byPhrase:
 		a.Vague = false
 		a.Tier = TierLearned
 	case !a.Vague && g.Vague >= pol.VagueAbove && !byPhrase:
@@ -414,6 +427,22 @@ func (cl *Classifier) learnedReading(a *Analysis, g LearnedGuess, byPhrase bool)
 		c.Confidence = round3(g.Probability)
 		a.Classification, a.Tier = c, TierLearned
 	}
+}
+
+// learnedUnsplit is whether the model undoes the rules' split of a
+// description with asks, by the model's policy.
+func (cl *Classifier) learnedUnsplit(asks []clause, g LearnedGuess) bool {
+	pol := cl.learned.Policy
+	if pol.Unsplit <= 0 || g.Multi >= pol.Unsplit || g.Probability < pol.UnsplitType {
+		return false
+	}
+	named := 0
+	for _, c := range asks {
+		if askedDeliverable(c.toks) != "" {
+			named++
+		}
+	}
+	return named < 2
 }
 
 // learnedSplit splits a description the rules read as one deliverable

@@ -69,6 +69,63 @@ func TestLearnedTier(t *testing.T) {
 	}
 }
 
+// TestLearnedPolicyKnobs checks the un-refusing and un-splitting knobs of
+// LearnedPolicy (decision 332) on made-up readings of the model.
+func TestLearnedPolicyKnobs(t *testing.T) {
+	cl := NewClassifier(catalog.Default())
+	m := *cl.Learned()
+	cl.SetLearned(&m)
+	refused := func(g LearnedGuess, byPhrase bool) bool {
+		a := Analysis{Vague: true, Classification: Classification{TaskType: "summary"}}
+		cl.learnedReading(&a, g, byPhrase)
+		return a.Vague
+	}
+	m.Policy = LearnedPolicy{Override: 2, OverrideStrong: 2, VagueAbove: 2, VagueBelow: 0.2, UnrefuseType: 0.6, Split: 2, SplitClause: 2, Clause: 2}
+	sure := LearnedGuess{TaskType: "summary", Probability: 0.8, Vague: 0.1}
+	for _, c := range []struct {
+		g        LearnedGuess
+		byPhrase bool
+		want     bool
+	}{
+		{sure, false, false},
+		{sure, true, true},
+		{LearnedGuess{TaskType: "summary", Probability: 0.5, Vague: 0.1}, false, true}, // type unsure
+		{LearnedGuess{TaskType: "summary", Probability: 0.8, Vague: 0.3}, false, true}, // vague likely
+	} {
+		if got := refused(c.g, c.byPhrase); got != c.want {
+			t.Errorf("%+v by phrase %v: refused %v, want %v", c.g, c.byPhrase, got, c.want)
+		}
+	}
+	m.Policy.VagueBelow = 0
+	if !refused(sure, false) {
+		t.Error("un-refused with VagueBelow 0")
+	}
+
+	asks := func(texts ...string) []clause {
+		var out []clause
+		for _, s := range texts {
+			toks, _ := toEnglish(s)
+			out = append(out, clause{toks: toks})
+		}
+		return out
+	}
+	one := LearnedGuess{TaskType: "summary", Probability: 0.9, Multi: 0.01}
+	m.Policy.Unsplit, m.Policy.UnsplitType = 0.1, 0.7
+	if !cl.learnedUnsplit(asks("summarize the thread", "list the open points"), one) {
+		t.Error("a split the model reads as one deliverable was kept")
+	}
+	if cl.learnedUnsplit(asks("write a press release", "draft a blog post"), one) {
+		t.Error("a split of two strong deliverable phrases was undone")
+	}
+	if cl.learnedUnsplit(asks("summarize the thread", "list the open points"), LearnedGuess{Probability: 0.9, Multi: 0.2}) {
+		t.Error("undone although multi was likely")
+	}
+	m.Policy.Unsplit = 0
+	if cl.learnedUnsplit(asks("summarize the thread", "list the open points"), one) {
+		t.Error("undone with Unsplit 0")
+	}
+}
+
 // BenchmarkTrainLearned trains the default model (once per process and
 // catalogue in production).
 func BenchmarkTrainLearned(b *testing.B) {

@@ -56,6 +56,9 @@ new=old+'''\t\t\tif !confident && cl.learned != nil {
 print('clause hook', old in s)
 old2='''\tif intents := cl.intentsOf(description, asks); len(intents) > 1 {\n\t\ta.Intents = intents'''
 new2='''\tintents := cl.intentsOf(description, asks)
+\tif len(intents) > 1 && cl.learned != nil && cl.learnedUnsplit(asks, cl.learned.predictTokens(toks)) {
+\t\tintents = nil
+\t}
 \tif len(intents) < 2 && cl.learned != nil && cl.learned.Policy.Split <= 1 {
 \t\tif split := cl.learnedSplit(description, asks, cl.learned.predictTokens(toks)); len(split) > 1 {
 \t\t\tintents, a.Tier = split, TierLearned
@@ -81,6 +84,20 @@ if 'func siblings(' not in open(sys.argv[1]+'/domain/planning/analyze.go').read(
 open(p,'w').write(s)
 PY2
 fi
+if ! grep -q 'func addIntent' $d/domain/planning/*.go; then
+cat >> $d/domain/planning/learned.go <<'GO'
+
+func addIntent(out []Intent, in Intent) []Intent {
+	for i := range out {
+		if out[i].TaskType == in.TaskType {
+			out[i].SourcePhrase += "; " + in.SourcePhrase
+			return out
+		}
+	}
+	return append(out, in)
+}
+GO
+fi
 if ! grep -q 'func askedDeliverable' $d/domain/planning/*.go; then
 cat >> $d/domain/planning/learned.go <<'GO'
 
@@ -101,6 +118,11 @@ for pair in c5a0d01:heldout 2ed0a84:dev7 5fc6c7e:dev6 79b83bc:dev5 8b42682:dev4 
 	f=${pair##*:}
 	prep $c >/dev/null
 	echo "== $f, pipeline of $c"
-	(cd $work/$c && CV_FOLDS=$f go test -count=1 -v -run 'TestCrossValidation$' ./test/classification | grep -E "cv_test.go:[0-9]+: |^ *\| $f ")
+	if [ -n "${CV_POLICIES:-}" ]; then
+		# the policy grid, one CVDUMP line per policy (cv_nested.py reads them)
+		(cd $work/$c && CV_POLICIES=1 CV_DUMP=1 CV_FOLDS=$f go test -count=1 -timeout 60m -v -run 'TestCrossValidationPolicies$' ./test/classification | grep CVDUMP)
+	else
+		(cd $work/$c && CV_FOLDS=$f go test -count=1 -v -run 'TestCrossValidation$' ./test/classification | grep -E "cv_test.go:[0-9]+: |^ *\| $f ")
+	fi
 done
 rm -rf "$work"
