@@ -572,6 +572,14 @@ func (r *Runner) Wait(ctx context.Context, pos event.Position, names ...string) 
 			cp, err := ActiveCheckpoint(ctx, r.store.Pool(), n)
 			if err == nil && cp.Position.Reached(pos) {
 				r.moved(n, cp.Position)
+				continue
+			}
+			// still behind: nudge its follower here again (a lingering
+			// follower may have taken the first nudge and then found
+			// nothing new to step on before the events it waits for)
+			select {
+			case r.nudges[n] <- struct{}{}:
+			default:
 			}
 		}
 	}
