@@ -1,6 +1,7 @@
 package blackbox
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -15,8 +16,9 @@ import (
 // (STRIPE_MOCK_BIN). The processor's events are not stripe-mock's: the
 // tests sign them with stripeWebhookSecret and post them to the webhook.
 var stripeMock struct {
-	base string // http://127.0.0.1:PORT
-	cmd  *exec.Cmd
+	base   string // http://127.0.0.1:PORT
+	cmd    *exec.Cmd
+	exited chan struct{} // closed when cmd has exited
 }
 
 // The payment processor's configuration of every server (stripeEnv).
@@ -33,7 +35,10 @@ var stripePrices = map[string]string{
 	"STRIPE_PRICE_ENTERPRISE_MONTHLY": "price_enterprise_monthly",
 }
 
-// startStripeMock starts stripe-mock on a free port.
+// startStripeMock starts stripe-mock on a free port. The port is free
+// when chosen, not when stripe-mock binds it: another package's tests may
+// take it first, and stripe-mock then exits at once; it is started again
+// on another port, up to five times.
 func startStripeMock() error {
 	bin := os.Getenv("STRIPE_MOCK_BIN")
 	if bin == "" {
@@ -42,6 +47,20 @@ func startStripeMock() error {
 	if _, err := os.Stat(bin); err != nil {
 		return fmt.Errorf("stripe-mock not found at %s (run make tools): %w", bin, err)
 	}
+	var err error
+	for range 5 {
+		if err = startStripeMockOnce(bin); !errors.Is(err, errStripeMockExited) {
+			return err
+		}
+	}
+	return err
+}
+
+// errStripeMockExited: stripe-mock stopped before it answered (its port
+// was taken).
+var errStripeMockExited = errors.New("stripe-mock exited before it answered")
+
+func startStripeMockOnce(bin string) error {
 	addr, err := freeAddr()
 	if err != nil {
 		return err
@@ -53,7 +72,9 @@ func startStripeMock() error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start stripe-mock: %w", err)
 	}
-	stripeMock.cmd, stripeMock.base = cmd, "http://"+addr
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	stripeMock.cmd, stripeMock.exited, stripeMock.base = cmd, exited, "http://"+addr
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		req, _ := http.NewRequest(http.MethodGet, stripeMock.base+"/v1/customers", nil)
@@ -63,6 +84,12 @@ func startStripeMock() error {
 			if res.StatusCode == http.StatusOK {
 				return nil
 			}
+		}
+		select {
+		case <-exited:
+			stripeMock.cmd, stripeMock.base = nil, ""
+			return fmt.Errorf("%w on %s", errStripeMockExited, addr)
+		default:
 		}
 		if time.Now().After(deadline) {
 			stopStripeMock()
@@ -75,7 +102,7 @@ func startStripeMock() error {
 func stopStripeMock() {
 	if stripeMock.cmd != nil && stripeMock.cmd.Process != nil {
 		_ = stripeMock.cmd.Process.Kill()
-		_ = stripeMock.cmd.Wait()
+		<-stripeMock.exited
 	}
 }
 
