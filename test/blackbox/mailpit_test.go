@@ -3,11 +3,9 @@ package blackbox
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -18,58 +16,37 @@ import (
 // mail through (SVC_SMTP_URL); the tests read the mail back through its
 // HTTP API. The Makefile installs the pinned binary (MAILPIT_BIN).
 var mailpit struct {
-	smtp string // smtp://127.0.0.1:PORT
-	api  string // http://127.0.0.1:PORT
-	cmd  *exec.Cmd
+	smtp  string // smtp://127.0.0.1:PORT
+	api   string // http://127.0.0.1:PORT
+	child *child
 }
 
-// startMailpit starts mailpit on free ports, storing its mail in dir.
+// startMailpit starts mailpit on free ports (startChild), storing its
+// mail in dir.
 func startMailpit(dir string) error {
 	bin := os.Getenv("MAILPIT_BIN")
 	if bin == "" {
 		bin = filepath.Join("..", "..", "bin", "mailpit")
 	}
-	if _, err := os.Stat(bin); err != nil {
-		return fmt.Errorf("mailpit not found at %s (run make tools): %w", bin, err)
-	}
-	smtpAddr, err := freeAddr()
+	c, addrs, err := startChild("mailpit", bin, 2, func(a []string) []string {
+		return []string{"--smtp", a[0], "--listen", a[1], "--database", filepath.Join(dir, "mailpit.db"),
+			"--max", "20000", "--quiet", "--disable-version-check"}
+	}, func(a []string) bool {
+		res, err := http.Get("http://" + a[1] + "/api/v1/info")
+		if err != nil {
+			return false
+		}
+		res.Body.Close()
+		return res.StatusCode == http.StatusOK
+	})
 	if err != nil {
 		return err
 	}
-	httpAddr, err := freeAddr()
-	if err != nil {
-		return err
-	}
-	cmd := exec.Command(bin, "--smtp", smtpAddr, "--listen", httpAddr, "--database", filepath.Join(dir, "mailpit.db"),
-		"--max", "20000", "--quiet", "--disable-version-check")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start mailpit: %w", err)
-	}
-	mailpit.cmd, mailpit.smtp, mailpit.api = cmd, "smtp://"+smtpAddr, "http://"+httpAddr
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		res, err := http.Get(mailpit.api + "/api/v1/info")
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		if time.Now().After(deadline) {
-			stopMailpit()
-			return fmt.Errorf("mailpit did not answer on %s within 30 s", mailpit.api)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	mailpit.child, mailpit.smtp, mailpit.api = c, "smtp://"+addrs[0], "http://"+addrs[1]
+	return nil
 }
 
-func stopMailpit() {
-	if mailpit.cmd != nil && mailpit.cmd.Process != nil {
-		_ = mailpit.cmd.Process.Kill()
-		_ = mailpit.cmd.Wait()
-	}
-}
+func stopMailpit() { mailpit.child.stop() }
 
 // mailMessage is a message as mailpit's API gives it.
 type mailMessage struct {

@@ -1,13 +1,9 @@
 package blackbox
 
 import (
-	"errors"
-	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"time"
 )
 
 // stripeMock is the payment processor's API every server of these tests
@@ -16,9 +12,8 @@ import (
 // (STRIPE_MOCK_BIN). The processor's events are not stripe-mock's: the
 // tests sign them with stripeWebhookSecret and post them to the webhook.
 var stripeMock struct {
-	base   string // http://127.0.0.1:PORT
-	cmd    *exec.Cmd
-	exited chan struct{} // closed when cmd has exited
+	base  string // http://127.0.0.1:PORT
+	child *child
 }
 
 // The payment processor's configuration of every server (stripeEnv).
@@ -35,76 +30,34 @@ var stripePrices = map[string]string{
 	"STRIPE_PRICE_ENTERPRISE_MONTHLY": "price_enterprise_monthly",
 }
 
-// startStripeMock starts stripe-mock on a free port. The port is free
-// when chosen, not when stripe-mock binds it: another package's tests may
-// take it first, and stripe-mock then exits at once; it is started again
-// on another port, up to five times.
+// startStripeMock starts stripe-mock on a free port (startChild).
 func startStripeMock() error {
 	bin := os.Getenv("STRIPE_MOCK_BIN")
 	if bin == "" {
 		bin = filepath.Join("..", "..", "bin", "stripe-mock")
 	}
-	if _, err := os.Stat(bin); err != nil {
-		return fmt.Errorf("stripe-mock not found at %s (run make tools): %w", bin, err)
-	}
-	var err error
-	for range 5 {
-		if err = startStripeMockOnce(bin); !errors.Is(err, errStripeMockExited) {
-			return err
+	// its HTTPS listener too gets a port of the system's choice: its default
+	// (12112) collides with another run's stripe-mock on the machine
+	c, addrs, err := startChild("stripe-mock", bin, 1, func(a []string) []string {
+		return []string{"-http-addr", a[0], "-https-addr", "127.0.0.1:"}
+	}, func(a []string) bool {
+		req, _ := http.NewRequest(http.MethodGet, "http://"+a[0]+"/v1/customers", nil)
+		req.Header.Set("Authorization", "Bearer "+stripeSecretKey)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false
 		}
-	}
-	return err
-}
-
-// errStripeMockExited: stripe-mock stopped before it answered (its port
-// was taken).
-var errStripeMockExited = errors.New("stripe-mock exited before it answered")
-
-func startStripeMockOnce(bin string) error {
-	addr, err := freeAddr()
+		res.Body.Close()
+		return res.StatusCode == http.StatusOK
+	})
 	if err != nil {
 		return err
 	}
-	// its HTTPS listener too gets a port of the system's choice: its default
-	// (12112) collides with another run's stripe-mock on the machine
-	cmd := exec.Command(bin, "-http-addr", addr, "-https-addr", "127.0.0.1:")
-	cmd.Stdout, cmd.Stderr = nil, os.Stderr
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start stripe-mock: %w", err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	stripeMock.cmd, stripeMock.exited, stripeMock.base = cmd, exited, "http://"+addr
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		req, _ := http.NewRequest(http.MethodGet, stripeMock.base+"/v1/customers", nil)
-		req.Header.Set("Authorization", "Bearer "+stripeSecretKey)
-		if res, err := http.DefaultClient.Do(req); err == nil {
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		select {
-		case <-exited:
-			stripeMock.cmd, stripeMock.base = nil, ""
-			return fmt.Errorf("%w on %s", errStripeMockExited, addr)
-		default:
-		}
-		if time.Now().After(deadline) {
-			stopStripeMock()
-			return fmt.Errorf("stripe-mock did not answer on %s within 30 s", stripeMock.base)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	stripeMock.child, stripeMock.base = c, "http://"+addrs[0]
+	return nil
 }
 
-func stopStripeMock() {
-	if stripeMock.cmd != nil && stripeMock.cmd.Process != nil {
-		_ = stripeMock.cmd.Process.Kill()
-		<-stripeMock.exited
-	}
-}
+func stopStripeMock() { stripeMock.child.stop() }
 
 // stripeEnv is the STRIPE_* environment of every server and CLI run, each
 // variable unless vars names it (an empty value there unsets it: a server
