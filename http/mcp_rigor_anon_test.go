@@ -52,16 +52,7 @@ func TestRigorMCPAnonymous(t *testing.T) {
 		t.Errorf("ping without a key: %d %v", code, body)
 	}
 	session := anonSession(t, f)
-	list, err := session.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tool := range list.Tools {
-		names = append(names, tool.Name)
-	}
-	slices.Sort(names)
-	if !slices.Equal(names, []string{"rigor_execute", "rigor_plan", "rigor_status"}) {
+	if names := toolNames(t, session); !slices.Equal(names, []string{"rigor_execute", "rigor_plan", "rigor_status"}) {
 		t.Errorf("tools/list without a key: %v", names)
 	}
 

@@ -43,16 +43,7 @@ func TestRigorMCP(t *testing.T) {
 
 	session := rigorSession(t, f, owner)
 	ctx := context.Background()
-	list, err := session.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tool := range list.Tools {
-		names = append(names, tool.Name)
-	}
-	slices.Sort(names)
-	if !slices.Equal(names, []string{"rigor_execute", "rigor_plan", "rigor_status"}) {
+	if names := toolNames(t, session); !slices.Equal(names, []string{"rigor_execute", "rigor_plan", "rigor_status"}) {
 		t.Errorf("tools/list: %v", names)
 	}
 
@@ -95,4 +86,19 @@ func TestRigorMCP(t *testing.T) {
 	if body := structured(t, res); body["workflow_id"] != id {
 		t.Errorf("rigor_execute: %v", body)
 	}
+}
+
+// toolNames lists the names of session's tools, sorted.
+func toolNames(t *testing.T, session *mcp.ClientSession) []string {
+	t.Helper()
+	list, err := session.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range list.Tools {
+		names = append(names, tool.Name)
+	}
+	slices.Sort(names)
+	return names
 }

@@ -1,12 +1,10 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gorilla/mux"
 
@@ -17,32 +15,12 @@ import (
 // delivery log entry (GET /api/rigor/webhooks/deliveries) with the
 // workflow whose event it carries.
 type webhookDeliveryBody struct {
-	DeliveryID     string     `json:"delivery_id"`
-	WorkflowID     string     `json:"workflow_id"`
-	EventType      string     `json:"event_type"`
-	URL            string     `json:"url"`
-	Status         string     `json:"status"`
-	Attempts       int        `json:"attempts"`
-	LastStatusCode *int       `json:"last_status_code"`
-	LastError      *string    `json:"last_error"`
-	NextAttemptAt  *time.Time `json:"next_attempt_at"`
-	CreatedAt      time.Time  `json:"created_at"`
-	DeliveredAt    *time.Time `json:"delivered_at"`
-	// Log holds the record of every attempt, oldest first.
-	Log json.RawMessage `json:"log"`
+	WorkflowID string `json:"workflow_id"`
+	projections.DeliveryRow
 }
 
 func webhookDeliveryOut(d projections.DeliveryRow) webhookDeliveryBody {
-	utc := func(t *time.Time) *time.Time {
-		if t == nil {
-			return nil
-		}
-		u := t.UTC()
-		return &u
-	}
-	return webhookDeliveryBody{DeliveryID: d.DeliveryID, WorkflowID: d.WorkflowID, EventType: d.EventType, URL: d.URL, Status: d.Status,
-		Attempts: d.Attempts, LastStatusCode: d.LastStatusCode, LastError: d.LastError, NextAttemptAt: utc(d.NextAttemptAt),
-		CreatedAt: d.CreatedAt.UTC(), DeliveredAt: utc(d.DeliveredAt), Log: d.Log}
+	return webhookDeliveryBody{WorkflowID: d.WorkflowID, DeliveryRow: d}
 }
 
 // webhookDeliveriesResponse is the answer of GET

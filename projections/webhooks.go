@@ -172,5 +172,15 @@ func scanDelivery(r pgx.CollectableRow) (DeliveryRow, error) {
 	err := r.Scan(&d.DeliveryID, &d.OrgID, &d.WorkflowID, &d.EventType, &d.URL, &d.Status, &d.Attempts,
 		&d.LastStatusCode, &d.LastError, &d.NextAttemptAt, &d.CreatedAt, &d.DeliveredAt, &log)
 	d.Log = log
+	d.CreatedAt, d.NextAttemptAt, d.DeliveredAt = d.CreatedAt.UTC(), utcPtr(d.NextAttemptAt), utcPtr(d.DeliveredAt)
 	return d, err
+}
+
+// utcPtr is *t in UTC; nil for nil.
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
 }

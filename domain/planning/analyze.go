@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"svc/domain/catalog"
 )
 
 // Tiers of classification, recorded on the WorkflowPlanned event.
@@ -287,12 +289,8 @@ func (cl *Classifier) foldFramingQuestion(out []Intent) []Intent {
 
 // workflow reports whether task type id is a multi-step deliverable.
 func (cl *Classifier) workflow(id string) bool {
-	for _, t := range cl.types {
-		if t.ID == id {
-			return t.Shape == "workflow"
-		}
-	}
-	return false
+	t, ok := cl.cat.TaskType(id)
+	return ok && t.Shape == catalog.ShapeWorkflow
 }
 
 // source is the text of description that ts came from.

@@ -69,6 +69,8 @@ type Classifier struct {
 
 	// the learned tier (learned.go), nil when off
 	learned *Learned
+
+	cat *catalog.Catalog // the task types' catalogue, for lookups by id
 }
 
 // posting is a term's weight in type's vector ex (-1: the type's profile).
@@ -81,7 +83,7 @@ type vector map[string]float64
 
 // NewClassifier indexes the catalogue's task types.
 func NewClassifier(c *catalog.Catalog) *Classifier {
-	cl := &Classifier{types: c.TaskTypes()}
+	cl := &Classifier{types: c.TaskTypes(), cat: c}
 	docs := [][]string{}
 	profileTerms := make([][]string, len(cl.types))
 	exampleTerms := make([][][]string, len(cl.types))

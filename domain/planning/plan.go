@@ -584,7 +584,7 @@ func execution(plan *Plan, tt catalog.TaskType, p Preferences) {
 			why = "an approval gate is set (the approval preference wins)"
 		}
 		plan.Info = append(plan.Info, "Direct execution was requested but standard execution will run: "+why+".")
-	case p.Execution == "" && tt.Shape == "atomic" && eligible && !gated:
+	case p.Execution == "" && tt.Shape == catalog.ShapeAtomic && eligible && !gated:
 		plan.Execution = "direct"
 		plan.Info = append(plan.Info, "Atomic task type: direct execution selected.")
 	}

@@ -69,12 +69,6 @@ func (h *Handler) adminPages(m *http.ServeMux) {
 	m.HandleFunc("POST /dashboard/account/confirm-deletion", h.signedIn(h.confirmDeletion))
 }
 
-// adminPath is the API path of the workspace the page acts in, with more
-// after it.
-func adminPath(id Identity, more string) string {
-	return "/api/workspaces/" + url.PathEscape(id.WorkspaceID) + more
-}
-
 // adminBack sends the browser to page (in the workspace the form names)
 // with query (nil for none).
 func adminBack(w http.ResponseWriter, r *http.Request, page string, query url.Values) {
@@ -103,7 +97,7 @@ func (h *Handler) loadPeople(r *http.Request, id Identity, keys []keyRow) people
 			KeyPrefix string `json:"key_prefix"`
 		} `json:"members"`
 	}
-	if decode(h.api.Call(r, "", http.MethodGet, adminPath(id, "/members"), nil), &ms) {
+	if decode(h.api.Call(r, "", http.MethodGet, id.api("/members"), nil), &ms) {
 		for _, m := range ms.Members {
 			switch {
 			case m.Type == "user" && m.Email != "":

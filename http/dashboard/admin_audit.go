@@ -117,7 +117,7 @@ func (h *Handler) auditPage(w http.ResponseWriter, r *http.Request, id Identity)
 		}
 	}
 	v := view{Title: "Audit log", Me: me, Data: av}
-	rep := h.api.Call(r, "", http.MethodGet, adminPath(id, "/audit-log?"+query.Encode()), nil)
+	rep := h.api.Call(r, "", http.MethodGet, id.api("/audit-log?"+query.Encode()), nil)
 	if p, bad := failed(rep); bad {
 		v.Problem = p
 		h.render(w, r, p.Status, "admin_audit", v)

@@ -74,7 +74,7 @@ func (h *Handler) listKeys(r *http.Request, id Identity) []keyRow {
 	var out struct {
 		APIKeys []keyRow `json:"api_keys"`
 	}
-	decode(h.api.Call(r, "", http.MethodGet, adminPath(id, "/api-keys"), nil), &out)
+	decode(h.api.Call(r, "", http.MethodGet, id.api("/api-keys"), nil), &out)
 	return out.APIKeys
 }
 
@@ -95,7 +95,7 @@ func (h *Handler) renderKeys(w http.ResponseWriter, r *http.Request, id Identity
 		h.errorPage(w, r, me, http.StatusForbidden, keysRefusal)
 		return
 	}
-	rep := h.api.Call(r, "", http.MethodGet, adminPath(id, "/api-keys"), nil)
+	rep := h.api.Call(r, "", http.MethodGet, id.api("/api-keys"), nil)
 	if q, bad := failed(rep); bad {
 		h.problemPage(w, r, me, q)
 		return
@@ -128,7 +128,7 @@ func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, id Identity)
 	if role != "" {
 		body["role"] = role
 	}
-	rep := h.api.Call(r, "", http.MethodPost, adminPath(id, "/api-keys"), body)
+	rep := h.api.Call(r, "", http.MethodPost, id.api("/api-keys"), body)
 	if p, bad := failed(rep); bad {
 		h.renderKeys(w, r, id, &keysView{Label: label, Role: role}, p)
 		return
@@ -166,7 +166,7 @@ func (h *Handler) revokeKeyConfirm(w http.ResponseWriter, r *http.Request, id Id
 // revokeKey is POST /dashboard/keys/{key}/revoke: DELETE
 // .../api-keys/{key}, then the keys, saying which key was revoked.
 func (h *Handler) revokeKey(w http.ResponseWriter, r *http.Request, id Identity) {
-	rep := h.api.Call(r, "", http.MethodDelete, adminPath(id, "/api-keys/"+url.PathEscape(r.PathValue("key"))), nil)
+	rep := h.api.Call(r, "", http.MethodDelete, id.api("/api-keys/"+url.PathEscape(r.PathValue("key"))), nil)
 	if p, bad := failed(rep); bad {
 		h.problemPage(w, r, h.loadChrome(r, id), notFoundAs(p, noSuchKey))
 		return

@@ -31,7 +31,7 @@ func hookDeliveriesPath(id Identity, hookID string, limit int, cursor string) st
 	if cursor != "" {
 		q.Set("cursor", cursor)
 	}
-	return adminPath(id, "/webhooks/"+url.PathEscape(hookID)+"/deliveries?"+q.Encode())
+	return id.api("/webhooks/" + url.PathEscape(hookID) + "/deliveries?" + q.Encode())
 }
 
 // hookDeliveriesURL is the delivery page of webhook hookID from cursor

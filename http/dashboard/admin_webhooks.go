@@ -123,7 +123,7 @@ func (h *Handler) renderHooks(w http.ResponseWriter, r *http.Request, id Identit
 	}
 	hv.Events, hv.CanManage = hook.Events, id.may("workspaces.webhooks.create")
 	status := http.StatusOK
-	rep := h.api.Call(r, "", http.MethodGet, adminPath(id, "/webhooks"), nil)
+	rep := h.api.Call(r, "", http.MethodGet, id.api("/webhooks"), nil)
 	var list struct {
 		Webhooks []hookRow `json:"webhooks"`
 	}
@@ -178,7 +178,7 @@ func (h *Handler) createWebhook(w http.ResponseWriter, r *http.Request, id Ident
 	if events == nil {
 		events = []string{}
 	}
-	rep := h.api.Call(r, "", http.MethodPost, adminPath(id, "/webhooks"),
+	rep := h.api.Call(r, "", http.MethodPost, id.api("/webhooks"),
 		map[string]any{"url": f.URL, "description": f.Description, "events": events, "active": f.Active})
 	if p, bad := failed(rep); bad {
 		h.renderHooks(w, r, id, &hooksView{Form: f}, "", p)
@@ -208,7 +208,7 @@ func (h *Handler) hookOf(r *http.Request, id Identity, hookID string) (hookRow, 
 	var list struct {
 		Webhooks []hookRow `json:"webhooks"`
 	}
-	decode(h.api.Call(r, "", http.MethodGet, adminPath(id, "/webhooks"), nil), &list)
+	decode(h.api.Call(r, "", http.MethodGet, id.api("/webhooks"), nil), &list)
 	for _, w := range list.Webhooks {
 		if w.ID == hookID {
 			return w, true
@@ -245,7 +245,7 @@ func (h *Handler) webhookConfirm(w http.ResponseWriter, r *http.Request, id Iden
 // webhookAction is POST /dashboard/webhooks/{hook}/{action}: update,
 // enable, disable, test, rotate or delete, through its route.
 func (h *Handler) webhookAction(w http.ResponseWriter, r *http.Request, id Identity) {
-	path := adminPath(id, "/webhooks/"+url.PathEscape(r.PathValue("hook")))
+	path := id.api("/webhooks/" + url.PathEscape(r.PathValue("hook")))
 	q := url.Values{}
 	var rep Reply
 	switch action := r.PathValue("action"); action {

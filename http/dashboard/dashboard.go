@@ -11,6 +11,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
 
 	"svc/domain/apikey"
 	"svc/domain/org"
@@ -30,6 +31,12 @@ type Identity struct {
 	UserID, OrgID, WorkspaceID string
 	Role                       apikey.Role
 	Tier                       org.Tier
+}
+
+// api is the path of the API's route more under the identity's workspace
+// (/api/workspaces/{id}more).
+func (id Identity) api(more string) string {
+	return "/api/workspaces/" + url.PathEscape(id.WorkspaceID) + more
 }
 
 // Can reports whether the user's role reaches floor.

@@ -37,7 +37,18 @@ var pages = func() map[string]*template.Template {
 }()
 
 // funcs are the templates' functions: each page area may declare its own.
-var funcs = template.FuncMap(merged(coreFuncs, moneyFuncs, teamFuncs, adminFuncs))
+var funcs = func() template.FuncMap {
+	out := template.FuncMap{}
+	for _, m := range []template.FuncMap{coreFuncs, moneyFuncs, teamFuncs, adminFuncs} {
+		for k, f := range m {
+			if _, dup := out[k]; dup {
+				panic("dashboard: two page areas declare the template function " + k)
+			}
+			out[k] = f
+		}
+	}
+	return out
+}()
 
 var coreFuncs = template.FuncMap{
 	"credits": func(n any) string { return formatInt(toInt(n)) },

@@ -27,11 +27,19 @@ var coreRoutes = map[string]apikey.Role{
 	"rigor.connections.test": apikey.Member, "rigor.connections.delete": apikey.Admin, "auth.mcp.initiate": apikey.Admin,
 }
 
-// merged is the union of ms (each page area declares its own routes).
-func merged[V any](ms ...map[string]V) map[string]V {
+// merged is the union of ms: each page area declares its own routes and
+// sentences. Two areas may name the same route or code with the same
+// value; with different ones (one would silently win) it panics at start,
+// which every test of the package shows.
+func merged[V comparable](ms ...map[string]V) map[string]V {
 	out := map[string]V{}
 	for _, m := range ms {
-		maps.Copy(out, m)
+		for k, v := range m {
+			if w, dup := out[k]; dup && w != v {
+				panic("dashboard: two page areas declare " + k + " differently")
+			}
+			out[k] = v
+		}
 	}
 	return out
 }

@@ -82,7 +82,7 @@ func (h *Handler) teamPages(m *http.ServeMux) {
 }
 
 // teamRoles are the roles an invite or a role change may give.
-var teamRoles = []option{{"viewer", "Viewer"}, {"member", "Member"}, {"admin", "Admin"}}
+var teamRoles = keyRoles[:3] // every role of a key but owner: owners come from signup only (decision 88)
 
 // teamRole is a role or a plan as the pages name it (viewer: Viewer).
 func teamRole(role any) string {
@@ -91,11 +91,6 @@ func teamRole(role any) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-// teamPath is the API path of the workspace of id, with more after it.
-func teamPath(id Identity, more string) string {
-	return "/api/workspaces/" + url.PathEscape(id.WorkspaceID) + more
 }
 
 // teamManyWorkspaces reports whether tier lets an organization have more

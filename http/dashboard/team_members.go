@@ -82,7 +82,7 @@ func (h *Handler) teamMembersView(w http.ResponseWriter, r *http.Request, id Ide
 	var list struct {
 		Members []teamMember `json:"members"`
 	}
-	rep := h.api.Call(r, "", http.MethodGet, teamPath(id, "/members"), nil)
+	rep := h.api.Call(r, "", http.MethodGet, id.api("/members"), nil)
 	if p, bad := failed(rep); bad {
 		h.problemPage(w, r, me, p)
 		return view{}, nil, false
@@ -94,7 +94,7 @@ func (h *Handler) teamMembersView(w http.ResponseWriter, r *http.Request, id Ide
 		var links struct {
 			Invites []teamLink `json:"invites"`
 		}
-		rep := h.api.Call(r, "", http.MethodGet, teamPath(id, "/invites"), nil)
+		rep := h.api.Call(r, "", http.MethodGet, id.api("/invites"), nil)
 		if p, bad := failed(rep); bad {
 			v.Problem = p
 		}
@@ -153,7 +153,7 @@ const teamMembersPath = "/dashboard/workspace/members"
 // .../members, which adds a user with an account and emails anyone else.
 func (h *Handler) teamAddMember(w http.ResponseWriter, r *http.Request, id Identity) {
 	email, role := strings.TrimSpace(r.PostFormValue("email")), r.PostFormValue("role")
-	rep := h.api.Call(r, "", http.MethodPost, teamPath(id, "/members"), map[string]string{"email": email, "role": role})
+	rep := h.api.Call(r, "", http.MethodPost, id.api("/members"), map[string]string{"email": email, "role": role})
 	if p, bad := failed(rep); bad {
 		h.teamMembersRefused(w, r, id, p, func(d *teamMembersData) { d.Email, d.Role = email, role })
 		return
@@ -180,7 +180,7 @@ func (h *Handler) teamChangeRole(w http.ResponseWriter, r *http.Request, id Iden
 // path, then goes back to the members with done; a member who is gone
 // reads as such.
 func (h *Handler) teamMemberCall(w http.ResponseWriter, r *http.Request, id Identity, method string, body any, done string) {
-	rep := h.api.Call(r, "", method, teamPath(id, "/members/"+url.PathEscape(r.PathValue("member"))), body)
+	rep := h.api.Call(r, "", method, id.api("/members/"+url.PathEscape(r.PathValue("member"))), body)
 	if p, bad := failed(rep); bad {
 		if p.Code == "not_found" {
 			p.Sentence = "That member is no longer in this workspace."
@@ -231,7 +231,7 @@ func (h *Handler) teamCreateLink(w http.ResponseWriter, r *http.Request, id Iden
 			body[field] = teamNumber(v)
 		}
 	}
-	rep := h.api.Call(r, "", http.MethodPost, teamPath(id, "/invites"), body)
+	rep := h.api.Call(r, "", http.MethodPost, id.api("/invites"), body)
 	if p, bad := failed(rep); bad {
 		h.teamMembersRefused(w, r, id, p, func(d *teamMembersData) { d.LinkRole, d.MaxUses, d.Days = role, uses, days })
 		return
@@ -254,7 +254,7 @@ func teamNumber(v string) any {
 // teamRevokeLink is POST /dashboard/workspace/invites/{invite}/revoke
 // (admin).
 func (h *Handler) teamRevokeLink(w http.ResponseWriter, r *http.Request, id Identity) {
-	rep := h.api.Call(r, "", http.MethodDelete, teamPath(id, "/invites/"+url.PathEscape(r.PathValue("invite"))), nil)
+	rep := h.api.Call(r, "", http.MethodDelete, id.api("/invites/"+url.PathEscape(r.PathValue("invite"))), nil)
 	if p, bad := failed(rep); bad {
 		if p.Code == "not_found" {
 			p.Sentence = "That invite link no longer exists."

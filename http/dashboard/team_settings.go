@@ -57,7 +57,7 @@ func (h *Handler) teamSettingsView(w http.ResponseWriter, r *http.Request, id Id
 		v.Notice = "The model policy was saved."
 	}
 	var b teamBudget
-	rep := h.api.Call(r, "", http.MethodGet, teamPath(id, "/budget"), nil)
+	rep := h.api.Call(r, "", http.MethodGet, id.api("/budget"), nil)
 	if p, bad := failed(rep); bad {
 		v.Problem = p
 	} else if decode(rep, &b) {
@@ -68,7 +68,7 @@ func (h *Handler) teamSettingsView(w http.ResponseWriter, r *http.Request, id Id
 	}
 	if team {
 		var pol teamPolicy
-		rep := h.api.Call(r, "", http.MethodGet, teamPath(id, "/llm-policy"), nil)
+		rep := h.api.Call(r, "", http.MethodGet, id.api("/llm-policy"), nil)
 		if p, bad := failed(rep); bad {
 			v.Problem = p
 		} else if decode(rep, &pol) {
@@ -97,7 +97,7 @@ func (h *Handler) teamSetBudget(w http.ResponseWriter, r *http.Request, id Ident
 	if raw != "" {
 		budget = teamNumber(raw)
 	}
-	rep := h.api.Call(r, "", http.MethodPut, teamPath(id, "/budget"), map[string]any{"monthly_credit_budget": budget})
+	rep := h.api.Call(r, "", http.MethodPut, id.api("/budget"), map[string]any{"monthly_credit_budget": budget})
 	if p, bad := failed(rep); bad {
 		if v, d, ok := h.teamSettingsView(w, r, id); ok {
 			d.BudgetValue = raw
@@ -120,7 +120,7 @@ func (h *Handler) teamSetPolicy(w http.ResponseWriter, r *http.Request, id Ident
 		}
 		allowed = models
 	}
-	rep := h.api.Call(r, "", http.MethodPut, teamPath(id, "/llm-policy"), map[string]any{"allowed_models": allowed})
+	rep := h.api.Call(r, "", http.MethodPut, id.api("/llm-policy"), map[string]any{"allowed_models": allowed})
 	if p, bad := failed(rep); bad {
 		if v, _, ok := h.teamSettingsView(w, r, id); ok {
 			h.teamRefused(w, r, "team_settings", v, p)

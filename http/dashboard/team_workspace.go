@@ -60,7 +60,7 @@ var teamWorkspaceNotices = map[string]string{
 // refusal, when the API refuses it.
 func (h *Handler) teamLoadWorkspace(w http.ResponseWriter, r *http.Request, id Identity, me *chrome) (teamWorkspace, bool) {
 	var ws teamWorkspace
-	rep := h.api.Call(r, "", http.MethodGet, teamPath(id, ""), nil)
+	rep := h.api.Call(r, "", http.MethodGet, id.api(""), nil)
 	if p, bad := failed(rep); bad {
 		h.problemPage(w, r, me, p)
 		return ws, false
@@ -95,7 +95,7 @@ func (h *Handler) teamWorkspaceView(w http.ResponseWriter, r *http.Request, id I
 	var members struct {
 		Members []teamMember `json:"members"`
 	}
-	if decode(h.api.Call(r, "", http.MethodGet, teamPath(id, "/members"), nil), &members) {
+	if decode(h.api.Call(r, "", http.MethodGet, id.api("/members"), nil), &members) {
 		d.Members = len(members.Members)
 	}
 	v := view{Title: "Workspace " + ws.Name, Me: me, Data: d, Notice: teamWorkspaceNotices[r.URL.Query().Get("done")]}
@@ -142,7 +142,7 @@ func (h *Handler) teamWorkspacePage(w http.ResponseWriter, r *http.Request, id I
 // /api/workspaces/{id}.
 func (h *Handler) teamRename(w http.ResponseWriter, r *http.Request, id Identity) {
 	name := strings.TrimSpace(r.PostFormValue("name"))
-	rep := h.api.Call(r, "", http.MethodPut, teamPath(id, ""), map[string]string{"name": name})
+	rep := h.api.Call(r, "", http.MethodPut, id.api(""), map[string]string{"name": name})
 	if p, bad := failed(rep); bad {
 		if v, d, ok := h.teamWorkspaceView(w, r, id); ok {
 			d.Rename = name
@@ -204,7 +204,7 @@ func teamArchiveQuestion(ws teamWorkspace) teamConfirm {
 // teamArchive is POST /dashboard/workspace/archive (admin): DELETE
 // /api/workspaces/{id}, then the default workspace's page.
 func (h *Handler) teamArchive(w http.ResponseWriter, r *http.Request, id Identity) {
-	rep := h.api.Call(r, "", http.MethodDelete, teamPath(id, ""), nil)
+	rep := h.api.Call(r, "", http.MethodDelete, id.api(""), nil)
 	if p, bad := failed(rep); bad {
 		if p.Code == "forbidden" && id.may("workspaces.archive") {
 			p.Sentence = "The default workspace cannot be archived."
@@ -220,7 +220,7 @@ func (h *Handler) teamArchive(w http.ResponseWriter, r *http.Request, id Identit
 // workspace is in the action's query, so a form on another workspace's
 // page acts on it.
 func (h *Handler) teamRestore(w http.ResponseWriter, r *http.Request, id Identity) {
-	rep := h.api.Call(r, "", http.MethodPost, teamPath(id, "/restore"), nil)
+	rep := h.api.Call(r, "", http.MethodPost, id.api("/restore"), nil)
 	if p, bad := failed(rep); bad {
 		h.problemPage(w, r, h.loadChrome(r, id), p)
 		return

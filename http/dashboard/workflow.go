@@ -165,7 +165,7 @@ func (h *Handler) control(w http.ResponseWriter, r *http.Request, id Identity) {
 	case "cancel":
 		rep = h.cancel(r, ws, wid)
 	case "file":
-		rep = h.api.Call(r, "", http.MethodPost, "/api/workspaces/"+id.WorkspaceID+"/folders/"+url.PathEscape(r.PostFormValue("folder_id"))+"/workflows",
+		rep = h.api.Call(r, "", http.MethodPost, id.api("/folders/"+url.PathEscape(r.PostFormValue("folder_id"))+"/workflows"),
 			map[string]any{"workflow_ids": []string{wid}})
 	default:
 		h.notFound(w, r)

@@ -140,14 +140,14 @@ func (h *Handler) folders(r *http.Request, id Identity) []folder {
 	var list struct {
 		Folders []folder `json:"folders"`
 	}
-	decode(h.api.Call(r, "", http.MethodGet, "/api/workspaces/"+id.WorkspaceID+"/folders", nil), &list)
+	decode(h.api.Call(r, "", http.MethodGet, id.api("/folders"), nil), &list)
 	return list.Folders
 }
 
 // createFolder is POST /dashboard/folders (member and above).
 func (h *Handler) createFolder(w http.ResponseWriter, r *http.Request, id Identity) {
 	back := wsQuery("/dashboard/workflows", workspaceParam(r))
-	rep := h.api.Call(r, "", http.MethodPost, "/api/workspaces/"+id.WorkspaceID+"/folders",
+	rep := h.api.Call(r, "", http.MethodPost, id.api("/folders"),
 		map[string]string{"name": strings.TrimSpace(r.PostFormValue("name"))})
 	if p, bad := failed(rep); bad {
 		h.problemPage(w, r, h.loadChrome(r, id), p)
@@ -173,7 +173,7 @@ func (l *listing) Current() *folder {
 // the listing of the renamed folder.
 func (h *Handler) renameFolder(w http.ResponseWriter, r *http.Request, id Identity) {
 	fid := r.PathValue("id")
-	rep := h.api.Call(r, "", http.MethodPatch, "/api/workspaces/"+id.WorkspaceID+"/folders/"+url.PathEscape(fid),
+	rep := h.api.Call(r, "", http.MethodPatch, id.api("/folders/"+url.PathEscape(fid)),
 		map[string]string{"name": strings.TrimSpace(r.PostFormValue("name"))})
 	if p, bad := failed(rep); bad {
 		h.problemPage(w, r, h.loadChrome(r, id), p)
@@ -186,7 +186,7 @@ func (h *Handler) renameFolder(w http.ResponseWriter, r *http.Request, id Identi
 // deleteFolder is POST /dashboard/folders/{id}/delete (member and above):
 // its workflows stay, in no folder; the whole listing again.
 func (h *Handler) deleteFolder(w http.ResponseWriter, r *http.Request, id Identity) {
-	rep := h.api.Call(r, "", http.MethodDelete, "/api/workspaces/"+id.WorkspaceID+"/folders/"+url.PathEscape(r.PathValue("id")), nil)
+	rep := h.api.Call(r, "", http.MethodDelete, id.api("/folders/"+url.PathEscape(r.PathValue("id"))), nil)
 	if p, bad := failed(rep); bad {
 		h.problemPage(w, r, h.loadChrome(r, id), p)
 		return
